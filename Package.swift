@@ -1,0 +1,68 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "docutil",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ModelFiles", targets: ["ModelFiles"]),
+        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .executable(name: "docutil", targets: ["docutil"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // C libraries, each behind one small system-library target.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+
+        // The heart: model, values, hashing. Imports only Foundation.
+        .target(name: "ObjectGraph", swiftSettings: strictSettings),
+        // Xcode model sources, compiled models, property lists and keyed archives.
+        .target(
+            name: "ModelFiles",
+            dependencies: ["ObjectGraph", "CLibXML2", "CZlib"],
+            swiftSettings: strictSettings
+        ),
+        // Apple-schema SQLite stores (for now: reading metadata and the embedded model).
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["ObjectGraph", "ModelFiles", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "DocUtilCLI",
+            dependencies: [
+                "ObjectGraph", "ModelFiles", "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(name: "docutil", dependencies: ["DocUtilCLI"], swiftSettings: strictSettings),
+
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ModelFilesTests",
+            dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DocUtilCLITests",
+            dependencies: ["docutil", "ObjectGraph", "ModelFiles"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,17 @@
+public import ArgumentParser
+
+/// The `docutil` command: opens, converts and inspects Core Data documents and models.
+public struct DocUtil: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "docutil",
+        abstract: "Open, convert and inspect Core Data documents and models on Linux.",
+        discussion: """
+            Exit status: 0 ok, 1 problems found, 64 usage error, 65 bad data, 66 no input, \
+            69 unsupported, 73 can't create output, 74 I/O error.
+            """,
+        version: "0.1.0",
+        subcommands: [Schema.self]
+    )
+
+    public init() {}
+}

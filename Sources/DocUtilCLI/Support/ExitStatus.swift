@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import ModelFiles
+import SQLiteStore
+
+/// The documented exit statuses (sysexits.h), and the mapping from library errors to them.
+enum ExitStatus {
+    static let problemsFound: Int32 = 1
+    static let usage: Int32 = 64
+    static let badData: Int32 = 65
+    static let noInput: Int32 = 66
+    static let unsupported: Int32 = 69
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+
+    static func code(for error: any Error) -> Int32 {
+        switch error {
+        case let e as ModelFileError:
+            switch e.code {
+            case .notFound: noInput
+            case .unsupported: unsupported
+            case .io: ioError
+            case .unrecognizedFormat, .malformed, .invalidModel: badData
+            }
+        case let e as SQLiteStoreError:
+            switch e.code {
+            case .notFound: noInput
+            case .io: ioError
+            case .notAStore, .malformed: badData
+            }
+        default: ioError
+        }
+    }
+}
+
+/// Writes a diagnostic to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("docutil: \(message)\n".utf8))
+}
+
+/// Runs a command body, turning library errors into a message on stderr and the documented exit status.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(String(describing: error))
+        throw ExitCode(ExitStatus.code(for: error))
+    }
+}

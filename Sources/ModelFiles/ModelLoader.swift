@@ -1,0 +1,228 @@
+public import Foundation
+public import ObjectGraph
+
+/// The forms a model can be loaded from.
+public enum ModelFormat: String, Sendable, Hashable {
+    /// An `.xcdatamodeld` bundle of model versions.
+    case xcodeBundle = "xcdatamodeld"
+    /// One `.xcdatamodel` directory.
+    case xcodeModel = "xcdatamodel"
+    /// A bare `contents` XML file.
+    case contents
+    /// A compiled `.momd` bundle.
+    case compiledBundle = "momd"
+    /// One compiled `.mom` file.
+    case compiledModel = "mom"
+    /// A SQLite store's `Z_MODELCACHE` blob.
+    case modelCache = "Z_MODELCACHE"
+}
+
+/// A model read from a file, with what was learned on the way.
+public struct LoadedModel: Sendable {
+    /// The model.
+    public var model: ManagedObjectModel
+    /// The form it was read from.
+    public var format: ModelFormat
+    /// The file that was read (inside a bundle: the version's file).
+    public var path: String
+    /// For bundles: the name of the version that was loaded.
+    public var versionName: String?
+    /// For `.momd` bundles: the entity version hashes momc recorded in `VersionInfo.plist` for this version.
+    public var recordedVersionHashes: [String: Data]?
+    /// Parts that could not be read fully (the model still loaded).
+    public var warnings: [String]
+}
+
+/// Loads models from every form Xcode and Core Data write: `.xcdatamodeld` bundles, `.xcdatamodel` directories, bare
+/// `contents` files, compiled `.momd` bundles and `.mom` files, and `Z_MODELCACHE` blobs.
+public enum ModelLoader {
+    /// Loads the model at `url`, choosing the reader by what the path is and by the file's first bytes.
+    ///
+    /// For an `.xcdatamodeld` the current version is the one `.xccurrentversion` names; without that file, the only
+    /// version (several versions and no current one is an error naming them). For a `.momd` the current version is
+    /// the one `VersionInfo.plist` names, else the only `.mom`.
+    /// - Throws: ``ModelFileError``: `notFound` for a missing path, `unsupported` for Xcode 3 models, `malformed` or
+    ///   `invalidModel` with the file and place for bad input.
+    public static func load(from url: URL) throws(ModelFileError) -> LoadedModel {
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ModelFileError(.notFound, path: path, "no such file or directory")
+        }
+        if isDirectory.boolValue {
+            switch url.pathExtension {
+            case "xcdatamodeld": return try loadXcodeBundle(url)
+            case "xcdatamodel": return try loadXcodeModel(url, versionName: nil)
+            case "momd": return try loadCompiledBundle(url)
+            default:
+                if FileManager.default.fileExists(atPath: url.appendingPathComponent("contents").path) {
+                    return try loadXcodeModel(url, versionName: nil)
+                }
+                throw ModelFileError(
+                    .unrecognizedFormat, path: path,
+                    "a directory that is not a model (.xcdatamodeld, .xcdatamodel or .momd)")
+            }
+        }
+        let data = try read(url)
+        if data.starts(with: Array("bplist".utf8)) {
+            return try wrap(path) { () throws(ModelFileError) in
+                var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
+                let model = try reader.read()
+                return LoadedModel(model: model, format: .compiledModel, path: path, warnings: reader.warnings)
+            }
+        }
+        if looksLikeXML(data) {
+            return try wrap(path) { () throws(ModelFileError) in
+                LoadedModel(model: try XcodeModelReader.read(data), format: .contents, path: path, warnings: [])
+            }
+        }
+        throw ModelFileError(
+            .unrecognizedFormat, path: path,
+            "not a model: expected Xcode 'contents' XML or a compiled .mom (binary property list)")
+    }
+
+    /// Decodes a model from a `Z_MODELCACHE` blob: raw DEFLATE of a keyed archive of the model.
+    /// - Parameter source: the store's path, for messages.
+    public static func loadModelCache(_ blob: Data, source: String) throws(ModelFileError) -> LoadedModel {
+        try wrap(source) { () throws(ModelFileError) in
+            let archive = try KeyedArchive(data: try Inflate.raw(blob))
+            var reader = CompiledModelReader(archive: archive)
+            let model = try reader.read()
+            return LoadedModel(model: model, format: .modelCache, path: source, warnings: reader.warnings)
+        }
+    }
+
+    /// Reads a model from `contents` XML bytes.
+    public static func readContents(_ data: Data) throws(ModelFileError) -> ManagedObjectModel {
+        try XcodeModelReader.read(data)
+    }
+
+    /// Reads a model from compiled `.mom` bytes.
+    public static func readCompiledModel(_ data: Data) throws(ModelFileError) -> ManagedObjectModel {
+        var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
+        return try reader.read()
+    }
+
+    /// Writes `model` as an unversioned `.xcdatamodel` directory (holding its `contents` file) at `url`.
+    public static func writeXcodeModel(_ model: ManagedObjectModel, to url: URL) throws(ModelFileError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(XcodeModelWriter.contents(of: model).utf8).write(
+                to: url.appendingPathComponent("contents"), options: .atomic)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot write the model: \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: - Forms
+
+    private static func loadXcodeBundle(_ url: URL) throws(ModelFileError) -> LoadedModel {
+        let versions = try listing(url).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
+        let currentFile = url.appendingPathComponent(".xccurrentversion")
+        var current: String?
+        if FileManager.default.fileExists(atPath: currentFile.path) {
+            let plist = try wrap(currentFile.path) { () throws(ModelFileError) in try PropertyList.read(try read(currentFile)) }
+            guard let name = plist["_XCCurrentVersionName"]?.string, !name.isEmpty else {
+                throw ModelFileError(.malformed, path: currentFile.path, "no _XCCurrentVersionName entry")
+            }
+            guard versions.contains(name) else {
+                throw ModelFileError(
+                    .malformed, path: currentFile.path,
+                    "names version '\(name)', which the bundle does not contain (it has: \(versions.joined(separator: ", ")))")
+            }
+            current = name
+        } else if versions.count == 1 {
+            current = versions[0]
+        } else if versions.isEmpty {
+            throw ModelFileError(.malformed, path: url.path, "the bundle contains no .xcdatamodel version")
+        } else {
+            throw ModelFileError(
+                .malformed, path: url.path,
+                "several versions and no .xccurrentversion to choose one: \(versions.joined(separator: ", "))")
+        }
+        let name = current!
+        return try loadXcodeModel(url.appendingPathComponent(name), versionName: String(name.dropLast(".xcdatamodel".count)))
+    }
+
+    private static func loadXcodeModel(_ url: URL, versionName: String?) throws(ModelFileError) -> LoadedModel {
+        let contents = url.appendingPathComponent("contents")
+        if !FileManager.default.fileExists(atPath: contents.path) {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path) {
+                throw ModelFileError(
+                    .unsupported, path: url.appendingPathComponent("elements").path,
+                    "an Xcode 3 model ('elements' archive); open it in Xcode 4 or later and save it to convert it")
+            }
+            throw ModelFileError(.malformed, path: url.path, "the model directory has no 'contents' file")
+        }
+        let data = try read(contents)
+        return try wrap(contents.path) { () throws(ModelFileError) in
+            LoadedModel(
+                model: try XcodeModelReader.read(data), format: versionName == nil ? .xcodeModel : .xcodeBundle,
+                path: contents.path, versionName: versionName, warnings: [])
+        }
+    }
+
+    private static func loadCompiledBundle(_ url: URL) throws(ModelFileError) -> LoadedModel {
+        let moms = try listing(url).filter { $0.hasSuffix(".mom") }.sorted()
+        let infoURL = url.appendingPathComponent("VersionInfo.plist")
+        var info: PropertyList?
+        if FileManager.default.fileExists(atPath: infoURL.path) {
+            info = try wrap(infoURL.path) { () throws(ModelFileError) in try PropertyList.read(try read(infoURL)) }
+        }
+        let name: String
+        if let current = info?["NSManagedObjectModel_CurrentVersionName"]?.string {
+            guard moms.contains(current + ".mom") else {
+                throw ModelFileError(
+                    .malformed, path: infoURL.path, "names version '\(current)', but there is no \(current).mom")
+            }
+            name = current
+        } else if moms.count == 1 {
+            name = String(moms[0].dropLast(4))
+        } else if moms.isEmpty {
+            throw ModelFileError(.malformed, path: url.path, "the bundle contains no .mom file")
+        } else {
+            throw ModelFileError(
+                .malformed, path: url.path,
+                "several versions and no current version in VersionInfo.plist: \(moms.joined(separator: ", "))")
+        }
+        var loaded = try load(from: url.appendingPathComponent(name + ".mom"))
+        loaded.format = .compiledBundle
+        loaded.versionName = name
+        if let hashes = info?["NSManagedObjectModel_VersionHashes"]?[name]?.dictionary {
+            loaded.recordedVersionHashes = hashes.compactMapValues(\.data)
+        }
+        return loaded
+    }
+
+    // MARK: - Helpers
+
+    static func read(_ url: URL) throws(ModelFileError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+        }
+    }
+
+    private static func listing(_ url: URL) throws(ModelFileError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot list the directory: \(error.localizedDescription)")
+        }
+    }
+
+    private static func looksLikeXML(_ data: Data) -> Bool {
+        var bytes = data.prefix(64)[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }).first == UInt8(ascii: "<")
+    }
+
+    private static func wrap<T>(_ path: String, _ body: () throws(ModelFileError) -> T) throws(ModelFileError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw error.inFile(path)
+        }
+    }
+}

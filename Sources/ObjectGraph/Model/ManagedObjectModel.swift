@@ -1,0 +1,182 @@
+import Foundation
+
+/// A managed object model: the entities, fetch request templates and configurations of a document.
+///
+/// A model is immutable: it is checked when it is created and never changes afterwards, so it can be shared by
+/// every context and store of a coordinator and across isolation domains. To change a model, copy its
+/// ``entities`` (they are values), edit them, and create a new model.
+///
+/// ```swift
+/// let model = try ManagedObjectModel(entities: [
+///     EntityDescription(name: "Book", attributes: [AttributeDescription(name: "title", type: .string)],
+///                       relationships: [RelationshipDescription(name: "borrower", destination: "Friend",
+///                                                               inverse: "books")]),
+///     EntityDescription(name: "Friend", relationships: [RelationshipDescription(name: "books",
+///         destination: "Book", inverse: "borrower", toMany: true)]),
+/// ])
+/// ```
+public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertible {
+    /// The entities, in the order given.
+    public let entities: [EntityDescription]
+    /// The fetch request templates, in the order given.
+    public let fetchRequestTemplates: [FetchRequestTemplate]
+    /// The named configurations (the default configuration, holding every entity, is implicit).
+    public let configurations: [Configuration]
+    /// Composite attribute types.
+    public let composites: [CompositeDescription]
+    /// The model's version identifiers (Xcode's `userDefinedModelVersionIdentifier`), sorted.
+    public let versionIdentifiers: [String]
+    /// Problems that do not stop the model from working, such as a relationship with no inverse.
+    public let warnings: [ModelError.Problem]
+
+    let entityIndexByName: [String: Int]
+    let parentIndex: [Int?]
+    let subentityIndexes: [[Int]]
+    let resolvedAttributes: [[AttributeDescription]]
+    let resolvedRelationships: [[RelationshipDescription]]
+    let resolvedFetchedProperties: [[FetchedPropertyDescription]]
+
+    /// Creates and checks a model.
+    ///
+    /// - Throws: ``ModelError`` listing every problem: duplicate names, unknown parents or destinations,
+    ///   inheritance cycles, inverses that point elsewhere, bad counts, unknown entities in configurations and
+    ///   templates, constraints on unknown properties, default values of the wrong type.
+    public init(
+        entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate] = [],
+        configurations: [Configuration] = [], composites: [CompositeDescription] = [],
+        versionIdentifiers: [String] = []
+    ) throws(ModelError) {
+        var builder = ModelResolver(entities: entities)
+        builder.checkAndResolve(templates: fetchRequestTemplates, configurations: configurations, composites: composites)
+        if !builder.errors.isEmpty { throw ModelError(problems: builder.errors) }
+        self.entities = entities
+        self.fetchRequestTemplates = fetchRequestTemplates
+        self.configurations = configurations
+        self.composites = composites
+        self.versionIdentifiers = Array(Set(versionIdentifiers)).sorted()
+        self.warnings = builder.warnings
+        self.entityIndexByName = builder.indexByName
+        self.parentIndex = builder.parentIndex
+        self.subentityIndexes = builder.subentityIndexes
+        self.resolvedAttributes = builder.resolvedAttributes
+        self.resolvedRelationships = builder.resolvedRelationships
+        self.resolvedFetchedProperties = builder.resolvedFetchedProperties
+    }
+
+    /// Merges several models into one.
+    ///
+    /// Entities, templates, configurations and composites are combined; version identifiers are united.
+    /// - Throws: ``ModelError`` when the models share an entity or template name, or the result is invalid.
+    public convenience init(merging models: [ManagedObjectModel]) throws(ModelError) {
+        var configurations: [Configuration] = []
+        for configuration in models.flatMap(\.configurations) {
+            if let i = configurations.firstIndex(where: { $0.name == configuration.name }) {
+                for entity in configuration.entityNames where !configurations[i].entityNames.contains(entity) {
+                    configurations[i].entityNames.append(entity)
+                }
+            } else {
+                configurations.append(configuration)
+            }
+        }
+        var composites: [CompositeDescription] = []
+        for composite in models.flatMap(\.composites) where !composites.contains(composite) {
+            composites.append(composite)
+        }
+        try self.init(
+            entities: models.flatMap(\.entities), fetchRequestTemplates: models.flatMap(\.fetchRequestTemplates),
+            configurations: configurations, composites: composites,
+            versionIdentifiers: models.flatMap(\.versionIdentifiers))
+    }
+
+    /// The entity with this name.
+    public func entity(named name: String) -> EntityDescription? {
+        entityIndexByName[name].map { entities[$0] }
+    }
+
+    /// The entity names, sorted by code point.
+    public var entityNames: [String] { entities.map(\.name).sorted() }
+
+    /// The template with this name.
+    public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
+        fetchRequestTemplates.first { $0.name == name }
+    }
+
+    /// The names of the entities in a configuration; every entity for the default configuration or `nil`.
+    public func entityNames(inConfiguration name: String?) -> [String]? {
+        guard let name, name != Configuration.defaultName else { return entities.map(\.name) }
+        return configurations.first { $0.name == name }?.entityNames
+    }
+
+    /// The chain of parents of an entity, nearest first.
+    public func ancestors(of entityName: String) -> [String] {
+        var result: [String] = []
+        var index = entityIndexByName[entityName].flatMap { parentIndex[$0] }
+        while let i = index {
+            result.append(entities[i].name)
+            index = parentIndex[i]
+        }
+        return result
+    }
+
+    /// The direct sub-entities of an entity, in model order.
+    public func subentities(of entityName: String) -> [String] {
+        guard let i = entityIndexByName[entityName] else { return [] }
+        return subentityIndexes[i].map { entities[$0].name }
+    }
+
+    /// The entity and all its sub-entities at every level, in pre-order with siblings sorted by name.
+    public func entityAndDescendants(of entityName: String) -> [String] {
+        var result = [entityName]
+        for sub in subentities(of: entityName).sorted() {
+            result += entityAndDescendants(of: sub)
+        }
+        return result
+    }
+
+    /// Whether `entityName` is `ancestorName` or inherits from it.
+    public func entity(_ entityName: String, isKindOf ancestorName: String) -> Bool {
+        entityName == ancestorName || ancestors(of: entityName).contains(ancestorName)
+    }
+
+    /// The root entity of an inheritance hierarchy (the entity itself when it has no parent).
+    public func rootEntity(of entityName: String) -> String {
+        ancestors(of: entityName).last ?? entityName
+    }
+
+    /// Every attribute of an entity, inherited ones first.
+    public func allAttributes(of entityName: String) -> [AttributeDescription] {
+        entityIndexByName[entityName].map { resolvedAttributes[$0] } ?? []
+    }
+
+    /// Every relationship of an entity, inherited ones first.
+    public func allRelationships(of entityName: String) -> [RelationshipDescription] {
+        entityIndexByName[entityName].map { resolvedRelationships[$0] } ?? []
+    }
+
+    /// Every fetched property of an entity, inherited ones first.
+    public func allFetchedProperties(of entityName: String) -> [FetchedPropertyDescription] {
+        entityIndexByName[entityName].map { resolvedFetchedProperties[$0] } ?? []
+    }
+
+    /// The inverse of a relationship, looked up on its destination (inherited relationships included).
+    public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        guard let inverseName = relationship.inverseName else { return nil }
+        return allRelationships(of: relationship.destinationEntityName).first { $0.name == inverseName }
+    }
+
+    public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
+        lhs === rhs
+            || (lhs.entities == rhs.entities && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
+                && lhs.configurations == rhs.configurations && lhs.composites == rhs.composites
+                && lhs.versionIdentifiers == rhs.versionIdentifiers)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entities)
+        hasher.combine(fetchRequestTemplates)
+    }
+
+    public var description: String {
+        "ManagedObjectModel(\(entities.count) entities: \(entityNames.joined(separator: ", ")))"
+    }
+}

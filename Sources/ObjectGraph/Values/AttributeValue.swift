@@ -1,0 +1,355 @@
+public import Foundation
+
+/// A value of any attribute type, or null.
+///
+/// Each case holds the natural Swift value of one ``AttributeType``. Dates are `Date`s; at the storage
+/// edges they become seconds since Apple's reference date (see ``ReferenceDate``).
+public enum AttributeValue: Sendable, Hashable {
+    case null
+    case integer16(Int16)
+    case integer32(Int32)
+    case integer64(Int64)
+    case decimal(Decimal)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    case boolean(Bool)
+    case date(Date)
+    case binary(Data)
+    case uuid(UUID)
+    case uri(URL)
+    /// The bytes a value transformer produced (Linux has no value transformers; the bytes are kept as is).
+    case transformable(Data)
+    /// The URI form of a managed object ID.
+    case objectID(URL)
+    /// The member values of a composite attribute, by member name.
+    case composite([String: AttributeValue])
+
+    /// The attribute type whose natural value this is; `nil` for ``null``.
+    public var type: AttributeType? {
+        switch self {
+        case .null: nil
+        case .integer16: .integer16
+        case .integer32: .integer32
+        case .integer64: .integer64
+        case .decimal: .decimal
+        case .double: .double
+        case .float: .float
+        case .string: .string
+        case .boolean: .boolean
+        case .date: .date
+        case .binary: .binary
+        case .uuid: .uuid
+        case .uri: .uri
+        case .transformable: .transformable
+        case .objectID: .objectID
+        case .composite: .composite
+        }
+    }
+
+    /// Whether this is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The value as a 64-bit integer, when it is an integer, a boolean, or a number with no fraction that fits.
+    public var int64Value: Int64? {
+        switch self {
+        case .integer16(let v): Int64(v)
+        case .integer32(let v): Int64(v)
+        case .integer64(let v): v
+        case .boolean(let v): v ? 1 : 0
+        case .double(let v): Int64(exactly: v)
+        case .float(let v): Int64(exactly: v)
+        case .decimal(let v): Self.exactInteger(v)
+        default: nil
+        }
+    }
+
+    /// The value as a `Double`, for any number or boolean (may round an Integer 64 or a Decimal).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer16(let v): Double(v)
+        case .integer32(let v): Double(v)
+        case .integer64(let v): Double(v)
+        case .boolean(let v): v ? 1 : 0
+        case .double(let v): v
+        case .float(let v): Double(v)
+        case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+        default: nil
+        }
+    }
+
+    /// The value as a `Decimal`, for any number or boolean.
+    public var decimalValue: Decimal? {
+        switch self {
+        case .decimal(let v): v
+        case .integer16, .integer32, .integer64, .boolean: int64Value.map { Decimal($0) }
+        case .double(let v): v.isFinite ? Decimal(string: String(v)) : nil
+        case .float(let v): v.isFinite ? Decimal(string: String(v)) : nil
+        default: nil
+        }
+    }
+
+    /// The string, for ``string`` values.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    private static func exactInteger(_ decimal: Decimal) -> Int64? {
+        guard decimal.isFinite else { return nil }
+        var value = decimal
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        guard rounded == decimal else { return nil }
+        return Int64(exactly: NSDecimalNumber(decimal: rounded).int64Value).flatMap {
+            Decimal($0) == rounded ? $0 : nil
+        }
+    }
+}
+
+/// Why a value could not be converted to another attribute type without loss.
+public struct ValueConversionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value that was to be converted.
+    public var value: AttributeValue
+    /// The type it was to become.
+    public var targetType: AttributeType
+    /// What went wrong.
+    public var reason: String
+
+    public var description: String {
+        "cannot convert \(value.debugText) to \(targetType.xcodeName): \(reason)"
+    }
+}
+
+extension AttributeValue {
+    /// Converts the value to `type` without losing information.
+    ///
+    /// Integers widen and narrow when the value fits; numbers with no fraction become integers; booleans become
+    /// 0 or 1 and 0 or 1 become booleans; strings parse as the target type (see ``init(parsing:as:)``); a
+    /// number becomes a date as seconds since the reference date. ``null`` converts to ``null``.
+    /// - Throws: ``ValueConversionError`` when the conversion would lose information or makes no sense.
+    public func converted(to type: AttributeType) throws(ValueConversionError) -> AttributeValue {
+        if isNull || self.type == type { return self }
+        func fail(_ reason: String) -> ValueConversionError {
+            ValueConversionError(value: self, targetType: type, reason: reason)
+        }
+        if case .string(let text) = self, type != .string {
+            return try AttributeValue(parsing: text, as: type)
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let wide = int64Value else { throw fail("not an integer") }
+            switch type {
+            case .integer16:
+                guard let v = Int16(exactly: wide) else { throw fail("out of range for Integer 16") }
+                return .integer16(v)
+            case .integer32:
+                guard let v = Int32(exactly: wide) else { throw fail("out of range for Integer 32") }
+                return .integer32(v)
+            default:
+                return .integer64(wide)
+            }
+        case .decimal:
+            guard let v = decimalValue else { throw fail("not a number") }
+            return .decimal(v)
+        case .double:
+            switch self {
+            case .integer64(let v):
+                guard let d = Double(exactly: v) else { throw fail("not exactly representable as Double") }
+                return .double(d)
+            case .decimal(let v):
+                let d = NSDecimalNumber(decimal: v).doubleValue
+                guard Decimal(string: String(d)) == v else { throw fail("not exactly representable as Double") }
+                return .double(d)
+            case .date(let date):
+                return .double(date.timeIntervalSinceReferenceDate)
+            default:
+                guard let d = doubleValue else { throw fail("not a number") }
+                return .double(d)
+            }
+        case .float:
+            guard let d = try converted(to: .double).doubleValue else { throw fail("not a number") }
+            let f = Float(d)
+            guard Double(f) == d || d.isNaN else { throw fail("not exactly representable as Float") }
+            return .float(f)
+        case .boolean:
+            guard let v = int64Value, v == 0 || v == 1 else { throw fail("only 0 and 1 are booleans") }
+            return .boolean(v == 1)
+        case .string:
+            switch self {
+            case .uuid(let u): return .string(u.uuidString)
+            case .uri(let u), .objectID(let u): return .string(u.absoluteString)
+            case .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean:
+                return .string(literalText)
+            default: throw fail("no string form")
+            }
+        case .date:
+            guard let seconds = doubleValue, !isBoolean else { throw fail("not a date or number of seconds") }
+            return .date(ReferenceDate.date(secondsSinceReferenceDate: seconds))
+        case .binary:
+            if case .transformable(let d) = self { return .binary(d) }
+            if case .uuid(let u) = self { return .binary(u.bytes) }
+            throw fail("no binary form")
+        case .transformable:
+            if case .binary(let d) = self { return .transformable(d) }
+            throw fail("only binary data becomes a transformable value")
+        case .uuid:
+            if case .binary(let d) = self, d.count == 16 { return .uuid(UUID(bytes: d)) }
+            throw fail("only a UUID string or 16 bytes become a UUID")
+        case .uri:
+            if case .objectID(let u) = self { return .uri(u) }
+            throw fail("only a URL string becomes a URI")
+        case .objectID:
+            if case .uri(let u) = self { return .objectID(u) }
+            throw fail("only a URI becomes an object ID")
+        case .undefined, .composite:
+            throw fail("no conversion to this type")
+        }
+    }
+
+    private var isBoolean: Bool {
+        if case .boolean = self { return true }
+        return false
+    }
+
+    /// Parses text as a value of `type`, as written in model files (`defaultValueString`) and on the command line.
+    ///
+    /// Integers accept decimal text (and `YES`/`NO`); floating types accept any decimal or exponent form; booleans
+    /// accept `YES NO TRUE FALSE 1 0` and numbers (non-zero is true, as Xcode's `0.0` shows); dates accept seconds
+    /// since the reference date, ISO 8601, or Xcode's `yyyy-MM-dd HH:mm:ss Z`; UUIDs their string form; URIs any URL.
+    /// - Throws: ``ValueConversionError`` when the text is not a value of that type.
+    public init(parsing text: String, as type: AttributeType) throws(ValueConversionError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        func fail(_ reason: String) -> ValueConversionError {
+            ValueConversionError(value: .string(text), targetType: type, reason: reason)
+        }
+        func integer() throws(ValueConversionError) -> Int64 {
+            if let v = Int64(trimmed) { return v }
+            switch trimmed.uppercased() {
+            case "YES", "TRUE": return 1
+            case "NO", "FALSE": return 0
+            default: break
+            }
+            if let d = Double(trimmed), let v = Int64(exactly: d) { return v }
+            throw fail("not an integer")
+        }
+        switch type {
+        case .integer16:
+            guard let v = Int16(exactly: try integer()) else { throw fail("out of range for Integer 16") }
+            self = .integer16(v)
+        case .integer32:
+            guard let v = Int32(exactly: try integer()) else { throw fail("out of range for Integer 32") }
+            self = .integer32(v)
+        case .integer64:
+            self = .integer64(try integer())
+        case .decimal:
+            guard let v = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !trimmed.isEmpty,
+                trimmed.allSatisfy({ "0123456789+-.eE".contains($0) })
+            else { throw fail("not a decimal number") }
+            self = .decimal(v)
+        case .double:
+            guard let v = Double(trimmed) else { throw fail("not a number") }
+            self = .double(v)
+        case .float:
+            guard let v = Float(trimmed) else { throw fail("not a number") }
+            self = .float(v)
+        case .string:
+            self = .string(text)
+        case .boolean:
+            switch trimmed.uppercased() {
+            case "YES", "TRUE": self = .boolean(true)
+            case "NO", "FALSE": self = .boolean(false)
+            default:
+                guard let d = Double(trimmed) else { throw fail("not a boolean") }
+                self = .boolean(d != 0)
+            }
+        case .date:
+            if let seconds = Double(trimmed) {
+                self = .date(ReferenceDate.date(secondsSinceReferenceDate: seconds))
+            } else if let date = DateText.parse(trimmed) {
+                self = .date(date)
+            } else {
+                throw fail("not a date (seconds since 2001, ISO 8601, or yyyy-MM-dd HH:mm:ss Z)")
+            }
+        case .uuid:
+            guard let u = UUID(uuidString: trimmed) else { throw fail("not a UUID") }
+            self = .uuid(u)
+        case .uri:
+            guard let u = URL(string: trimmed), !trimmed.isEmpty else { throw fail("not a URL") }
+            self = .uri(u)
+        case .objectID:
+            guard let u = URL(string: trimmed), u.scheme == "x-coredata" else { throw fail("not an object ID URI") }
+            self = .objectID(u)
+        case .binary:
+            guard let d = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters) else {
+                throw fail("not base64")
+            }
+            self = .binary(d)
+        case .transformable:
+            guard let d = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters) else {
+                throw fail("not base64")
+            }
+            self = .transformable(d)
+        case .undefined, .composite:
+            throw fail("values of this type have no text form")
+        }
+    }
+
+    /// The value as text that ``init(parsing:as:)`` reads back to an equal value.
+    ///
+    /// Numbers in their shortest exact form, booleans `YES`/`NO`, dates as seconds since the reference date,
+    /// binary as base64; ``null`` as an empty string.
+    public var literalText: String {
+        switch self {
+        case .null: ""
+        case .integer16(let v): String(v)
+        case .integer32(let v): String(v)
+        case .integer64(let v): String(v)
+        case .decimal(let v): NSDecimalNumber(decimal: v).description(withLocale: Locale(identifier: "en_US_POSIX"))
+        case .double(let v): Self.shortest(v)
+        case .float(let v): Self.shortest(Double(v), float: v)
+        case .string(let s): s
+        case .boolean(let b): b ? "YES" : "NO"
+        case .date(let d): Self.shortest(d.timeIntervalSinceReferenceDate)
+        case .binary(let d), .transformable(let d): d.base64EncodedString()
+        case .uuid(let u): u.uuidString
+        case .uri(let u), .objectID(let u): u.absoluteString
+        case .composite(let members):
+            members.keys.sorted().map { "\($0)=\(members[$0]!.literalText)" }.joined(separator: ",")
+        }
+    }
+
+    /// A short description for messages: the literal text with its type.
+    public var debugText: String {
+        guard let type else { return "null" }
+        if case .string(let s) = self { return "\"\(s)\"" }
+        return "\(literalText) (\(type.xcodeName))"
+    }
+
+    private static func shortest(_ value: Double, float: Float? = nil) -> String {
+        if let float {
+            if float == float.rounded(), abs(float) < 1e15 { return String(Int64(float)) }
+            return "\(float)"
+        }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}
+
+extension UUID {
+    /// The 16 bytes of the UUID, in order.
+    public var bytes: Data {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
+
+    /// A UUID from exactly 16 bytes.
+    public init(bytes: Data) {
+        precondition(bytes.count == 16, "a UUID has 16 bytes")
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+        self.init(uuid: raw)
+    }
+}

@@ -1,0 +1,29 @@
+/// An error reading or writing a SQLite store. Keeps SQLite's result code when SQLite reported the failure.
+public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable, Hashable {
+        case notFound
+        /// The file is not a SQLite database, or not a Core Data store.
+        case notAStore
+        /// The store is damaged or lacks what Core Data writes.
+        case malformed
+        case io
+    }
+
+    public var code: Code
+    public var path: String
+    public var message: String
+    /// SQLite's result code, if SQLite reported the failure.
+    public var resultCode: Int32?
+
+    public init(_ code: Code, path: String, _ message: String, resultCode: Int32? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.resultCode = resultCode
+    }
+
+    public var description: String {
+        "\(path): \(message)" + (resultCode.map { " (SQLite code \($0))" } ?? "")
+    }
+}

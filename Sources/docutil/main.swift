@@ -1,0 +1,3 @@
+import DocUtilCLI
+
+DocUtil.main()
