@@ -52,15 +52,18 @@ let package = Package(
         ),
         .executableTarget(name: "docutil", dependencies: ["DocUtilCLI"], swiftSettings: strictSettings),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"], swiftSettings: strictSettings),
+        // Helpers shared by the test targets (fixture paths, temporary copies).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .testTarget(
+            name: "ObjectGraphTests", dependencies: ["ObjectGraph", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "ModelFilesTests",
-            dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore"],
+            dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "DocUtilCLITests",
-            dependencies: ["docutil", "ObjectGraph", "ModelFiles"],
+            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ],

@@ -24,7 +24,8 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     public let configurations: [Configuration]
     /// Composite attribute types.
     public let composites: [CompositeDescription]
-    /// The model's version identifiers (Xcode's `userDefinedModelVersionIdentifier`), sorted.
+    /// The model's version identifiers (Xcode's `userDefinedModelVersionIdentifier`), sorted; empty strings, which
+    /// Xcode and momc record for "none", are dropped.
     public let versionIdentifiers: [String]
     /// Problems that do not stop the model from working, such as a relationship with no inverse.
     public let warnings: [ModelError.Problem]
@@ -53,7 +54,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         self.fetchRequestTemplates = fetchRequestTemplates
         self.configurations = configurations
         self.composites = composites
-        self.versionIdentifiers = Array(Set(versionIdentifiers)).sorted()
+        self.versionIdentifiers = Array(Set(versionIdentifiers.filter { !$0.isEmpty })).sorted()
         self.warnings = builder.warnings
         self.entityIndexByName = builder.indexByName
         self.parentIndex = builder.parentIndex

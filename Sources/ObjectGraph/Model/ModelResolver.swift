@@ -168,6 +168,8 @@ struct ModelResolver {
                     continue
                 }
                 let inverseDestination = inverse.destinationEntityName
+                // An unknown destination on the inverse is reported on the inverse itself.
+                guard indexByName[inverseDestination] != nil else { continue }
                 if !isKind(entity.name, of: inverseDestination) && !isKind(inverseDestination, of: entity.name) {
                     errors.append(
                         .init(

@@ -210,6 +210,29 @@ extension AttributeValue {
         }
     }
 
+    /// Whether text is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit before the exponent.
+    private static func isDecimalLiteral(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        var mantissaDigits = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissaDigits += digits()
+        }
+        guard mantissaDigits > 0 else { return false }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
+    }
+
     private var isBoolean: Bool {
         if case .boolean = self { return true }
         return false
@@ -246,8 +269,8 @@ extension AttributeValue {
         case .integer64:
             self = .integer64(try integer())
         case .decimal:
-            guard let v = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !trimmed.isEmpty,
-                trimmed.allSatisfy({ "0123456789+-.eE".contains($0) })
+            guard Self.isDecimalLiteral(trimmed),
+                let v = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
             else { throw fail("not a decimal number") }
             self = .decimal(v)
         case .double:

@@ -1,0 +1,57 @@
+public import Foundation
+
+/// Paths to test inputs: the project's own `Fixtures/` and the shared real Apple files beside the checkout.
+public enum Fixtures {
+    /// The package root (the folder holding Package.swift).
+    public static let projectRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    /// The project's own fixtures.
+    public static func project(_ relativePath: String) -> URL {
+        projectRoot.appendingPathComponent("Fixtures").appendingPathComponent(relativePath)
+    }
+
+    /// `../shared/fixtures/real`, the real files written by Apple's tools.
+    public static let realRoot: URL = projectRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/real")
+
+    /// Whether the real fixtures are present (tests that need them are skipped otherwise).
+    public static let realAvailable: Bool = FileManager.default.fileExists(
+        atPath: realRoot.appendingPathComponent("SOURCES.tsv").path)
+
+    /// A real fixture by its path below `fixtures/real`.
+    public static func real(_ relativePath: String) -> URL {
+        realRoot.appendingPathComponent(relativePath)
+    }
+
+    /// The files of a real fixture folder, sorted.
+    public static func realFiles(in folder: String, suffix: String = "") -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: real(folder).path)) ?? []
+        return names.filter { $0.hasSuffix(suffix) }.sorted().map { "\(folder)/\($0)" }
+    }
+
+    /// A new empty temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Copies a SQLite fixture with its `-wal`/`-shm` side files into a new temporary directory and returns the copy.
+    public static func copySQLiteStore(_ relativePath: String) throws -> URL {
+        let directory = try temporaryDirectory()
+        let source = real(relativePath)
+        let target = directory.appendingPathComponent(source.lastPathComponent)
+        try FileManager.default.copyItem(at: source, to: target)
+        for suffix in ["-wal", "-shm"] {
+            let side = URL(fileURLWithPath: source.path + suffix)
+            if FileManager.default.fileExists(atPath: side.path) {
+                try FileManager.default.copyItem(at: side, to: URL(fileURLWithPath: target.path + suffix))
+            }
+        }
+        return target
+    }
+}
