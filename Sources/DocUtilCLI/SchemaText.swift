@@ -31,13 +31,17 @@ enum SchemaText {
                 if let t = a.valueTransformerName { flags.append("transformer \(t)") }
                 if let d = a.derivationExpression { flags.append("derived \(d)") }
                 out += "  \(a.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
-                out += "\(a.type.xcodeName.padding(toLength: 13, withPad: " ", startingAt: 0)) \(flags.joined(separator: ", "))\n"
+                out +=
+                    "\(a.type.xcodeName.padding(toLength: 13, withPad: " ", startingAt: 0)) \(flags.joined(separator: ", "))\n"
             }
             for r in entity.relationships.sorted(by: { $0.name < $1.name }) {
                 let kind = r.isToMany ? (r.isOrdered ? "to-many ordered" : "to-many") : "to-one"
-                var text = "  \(r.name.padding(toLength: width, withPad: " ", startingAt: 0))  -> \(r.destinationEntityName)"
+                var text =
+                    "  \(r.name.padding(toLength: width, withPad: " ", startingAt: 0))  -> \(r.destinationEntityName)"
                 text += " (\(kind), \(r.deleteRule.xcodeName), \(r.isOptional ? "optional" : "required")"
-                if r.minCount != 0 || (r.isToMany && r.maxCount != 0) { text += ", count \(r.minCount)...\(r.maxCount == 0 ? "*" : String(r.maxCount))" }
+                if r.minCount != 0 || (r.isToMany && r.maxCount != 0) {
+                    text += ", count \(r.minCount)...\(r.maxCount == 0 ? "*" : String(r.maxCount))"
+                }
                 text += r.inverseName.map { ", inverse \($0))" } ?? ", no inverse)"
                 out += text + "\n"
             }

@@ -121,14 +121,17 @@ public enum ModelLoader {
         let currentFile = url.appendingPathComponent(".xccurrentversion")
         var current: String?
         if FileManager.default.fileExists(atPath: currentFile.path) {
-            let plist = try wrap(currentFile.path) { () throws(ModelFileError) in try PropertyList.read(try read(currentFile)) }
+            let plist = try wrap(currentFile.path) { () throws(ModelFileError) in
+                try PropertyList.read(try read(currentFile))
+            }
             guard let name = plist["_XCCurrentVersionName"]?.string, !name.isEmpty else {
                 throw ModelFileError(.malformed, path: currentFile.path, "no _XCCurrentVersionName entry")
             }
             guard versions.contains(name) else {
                 throw ModelFileError(
                     .malformed, path: currentFile.path,
-                    "names version '\(name)', which the bundle does not contain (it has: \(versions.joined(separator: ", ")))")
+                    "names version '\(name)', which the bundle does not contain (it has: \(versions.joined(separator: ", ")))"
+                )
             }
             current = name
         } else if versions.count == 1 {
@@ -141,7 +144,8 @@ public enum ModelLoader {
                 "several versions and no .xccurrentversion to choose one: \(versions.joined(separator: ", "))")
         }
         let name = current!
-        return try loadXcodeModel(url.appendingPathComponent(name), versionName: String(name.dropLast(".xcdatamodel".count)))
+        return try loadXcodeModel(
+            url.appendingPathComponent(name), versionName: String(name.dropLast(".xcdatamodel".count)))
     }
 
     private static func loadXcodeModel(_ url: URL, versionName: String?) throws(ModelFileError) -> LoadedModel {

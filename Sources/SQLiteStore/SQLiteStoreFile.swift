@@ -50,7 +50,9 @@ public struct SQLiteStoreFile: Sendable {
         let database = try SQLiteDatabase(path: copy.path, readOnly: false)
         do throws(SQLiteStoreError) {
             guard try database.hasTable("Z_METADATA"), try database.hasTable("Z_PRIMARYKEY") else {
-                throw SQLiteStoreError(.notAStore, path: path, "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY table)")
+                throw SQLiteStoreError(
+                    .notAStore, path: path,
+                    "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY table)")
             }
             let rows = try database.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA")
             guard let row = rows.first else { throw SQLiteStoreError(.malformed, path: path, "Z_METADATA is empty") }
@@ -65,7 +67,9 @@ public struct SQLiteStoreFile: Sendable {
                 metadata = [:]
             }
             modelCache = nil
-            if try database.hasTable("Z_MODELCACHE"), case .blob(let blob)? = try database.query("SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first {
+            if try database.hasTable("Z_MODELCACHE"),
+                case .blob(let blob)? = try database.query("SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first
+            {
                 modelCache = blob
             }
             entityCounts = try Self.countRows(database)
@@ -108,7 +112,8 @@ public struct SQLiteStoreFile: Sendable {
         guard let modelCache else {
             throw ModelFileError(
                 .unsupported, path: path,
-                "the store carries no model (no Z_MODELCACHE table: written before iOS 5 / macOS 10.7); give the model with --model")
+                "the store carries no model (no Z_MODELCACHE table: written before iOS 5 / macOS 10.7); give the model with --model"
+            )
         }
         return try ModelLoader.loadModelCache(modelCache, source: path)
     }

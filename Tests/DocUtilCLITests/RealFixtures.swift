@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 extension Trait where Self == ConditionTrait {
     /// Skips a test, with a message, when `../shared/fixtures/real` is not beside the checkout.

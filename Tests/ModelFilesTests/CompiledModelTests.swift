@@ -2,13 +2,14 @@ import Foundation
 import ModelFiles
 import ObjectGraph
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Compiled models and model caches written by Apple's tools, checked against their Xcode sources and against the
 /// version hashes Apple recorded.
 struct CompiledModelTests {
-    static let xcserverSource = "xcdatamodel/richardpiazza__XCServerCoreData__Resources__XCServerCoreData.xcdatamodeld__"
+    static let xcserverSource =
+        "xcdatamodel/richardpiazza__XCServerCoreData__Resources__XCServerCoreData.xcdatamodeld__"
     static let xcserverMom = "mom/richardpiazza__XCServerCoreData__Tests__XCServerCoreData.momd__"
     static let xcserverVersions = [
         "XCServerCoreData", "XCServerCoreData1.1.0", "XCServerCoreData1.2.0", "XCServerCoreData2.0.0",
@@ -26,13 +27,34 @@ struct CompiledModelTests {
 
     /// SQLite stores with a `Z_MODELCACHE`, paired with the source of the model they were written with.
     static let storePairs: [(store: String, source: String)] = [
-        ("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_1.2.0.sqlite", "\(xcserverSource)XCServerCoreData1.2.0.xcdatamodel__contents.xml"),
-        ("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_1.2.0_empty.sqlite", "\(xcserverSource)XCServerCoreData1.2.0.xcdatamodel__contents.xml"),
-        ("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.0_empty.sqlite", "\(xcserverSource)XCServerCoreData2.0.0.xcdatamodel__contents.xml"),
-        ("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.1.sqlite", "\(xcserverSource)XCServerCoreData2.0.1.xcdatamodel__contents.xml"),
-        ("sqlite/carekit-apple__CareKit__SampleStore2.0.sqlite", "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.0.xcdatamodel__contents.xml"),
-        ("sqlite/carekit-apple__CareKit__SampleStore2.1.sqlite", "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.1.xcdatamodel__contents.xml"),
-        ("sqlite/bignerdranch__CoreDataStack__Sample_Model__Deprecated__TestModel.sqlite", "xcdatamodel/bignerdranch__CoreDataStack__Sample_Model__Deprecated__Sample.xcdatamodeld__TestModel.xcdatamodel__contents.xml"),
+        (
+            "sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_1.2.0.sqlite",
+            "\(xcserverSource)XCServerCoreData1.2.0.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_1.2.0_empty.sqlite",
+            "\(xcserverSource)XCServerCoreData1.2.0.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.0_empty.sqlite",
+            "\(xcserverSource)XCServerCoreData2.0.0.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.1.sqlite",
+            "\(xcserverSource)XCServerCoreData2.0.1.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/carekit-apple__CareKit__SampleStore2.0.sqlite",
+            "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.0.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/carekit-apple__CareKit__SampleStore2.1.sqlite",
+            "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.1.xcdatamodel__contents.xml"
+        ),
+        (
+            "sqlite/bignerdranch__CoreDataStack__Sample_Model__Deprecated__TestModel.sqlite",
+            "xcdatamodel/bignerdranch__CoreDataStack__Sample_Model__Deprecated__Sample.xcdatamodeld__TestModel.xcdatamodel__contents.xml"
+        ),
     ]
 
     @Test(.needsRealFixtures, arguments: zip(momPairs.map(\.mom), momPairs.map(\.source)))
@@ -54,7 +76,9 @@ struct CompiledModelTests {
         // CareKit changed some default values in its 2.0 source after SampleStore2.0 was written (defaults are not
         // part of the version hash, so the version stayed): there the cache keeps the old defaults.
         let compareDefaults = !store.contains("SampleStore2.0")
-        #expect(structure(of: cached.model, defaults: compareDefaults) == structure(of: sourceModel, defaults: compareDefaults))
+        #expect(
+            structure(of: cached.model, defaults: compareDefaults)
+                == structure(of: sourceModel, defaults: compareDefaults))
     }
 
     @Test(.needsRealFixtures, arguments: zip(storePairs.map(\.store), storePairs.map(\.source)))
@@ -81,10 +105,12 @@ struct CompiledModelTests {
         try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
         for version in Self.xcserverVersions {
             try FileManager.default.copyItem(
-                at: Fixtures.real("\(Self.xcserverMom)\(version).mom"), to: momd.appendingPathComponent("\(version).mom"))
+                at: Fixtures.real("\(Self.xcserverMom)\(version).mom"),
+                to: momd.appendingPathComponent("\(version).mom"))
         }
         try FileManager.default.copyItem(
-            at: Fixtures.real("\(Self.xcserverMom)VersionInfo.plist"), to: momd.appendingPathComponent("VersionInfo.plist"))
+            at: Fixtures.real("\(Self.xcserverMom)VersionInfo.plist"),
+            to: momd.appendingPathComponent("VersionInfo.plist"))
         return momd
     }
 
@@ -118,8 +144,10 @@ struct CompiledModelTests {
 
     @Test(.needsRealFixtures)
     func singleEntityModelHashMatches() throws {
-        let info = try PropertyList.read(Data(contentsOf: Fixtures.real("mom/Haimanu__MobilApp__Model.momd__VersionInfo.plist")))
-        let recorded = try #require(info["NSManagedObjectModel_VersionHashes"]?["Model"]?.dictionary).compactMapValues(\.data)
+        let info = try PropertyList.read(
+            Data(contentsOf: Fixtures.real("mom/Haimanu__MobilApp__Model.momd__VersionInfo.plist")))
+        let recorded = try #require(info["NSManagedObjectModel_VersionHashes"]?["Model"]?.dictionary).compactMapValues(
+            \.data)
         let model = try ModelLoader.load(from: Fixtures.real("mom/Haimanu__MobilApp__Model.momd__Model.mom")).model
         #expect(model.entityNames == ["User"])
         #expect(model.allAttributes(of: "User").count == 4)
@@ -139,7 +167,8 @@ struct CompiledModelTests {
 
     @Test(.needsRealFixtures)
     func readingAStoreDoesNotTouchIt() throws {
-        let copy = try Fixtures.copySQLiteStore("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.1.sqlite")
+        let copy = try Fixtures.copySQLiteStore(
+            "sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.1.sqlite")
         let directory = copy.deletingLastPathComponent()
         let before = try Data(contentsOf: copy)
         let listing = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

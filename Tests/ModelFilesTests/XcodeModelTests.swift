@@ -1,8 +1,8 @@
 import Foundation
 import ModelFiles
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 
 struct XcodeModelTests {
     static let realModels = Fixtures.realFiles(in: "xcdatamodel", suffix: ".xml")
@@ -33,7 +33,9 @@ struct XcodeModelTests {
         #expect(book.attribute(named: "isbn")?.validation.maximumLength == 13)
         #expect(book.attribute(named: "isbn")?.validation.regularExpression == "[0-9X]+")
         #expect(book.attribute(named: "price")?.defaultValue == .decimal(Decimal(string: "9.99")!))
-        #expect(book.attribute(named: "published")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 388_411_200)))
+        #expect(
+            book.attribute(named: "published")?.defaultValue == .date(Date(timeIntervalSinceReferenceDate: 388_411_200))
+        )
         #expect(book.attribute(named: "cover")?.allowsExternalBinaryDataStorage == true)
         #expect(book.attribute(named: "isOnLoan")?.isTransient == true)
         #expect(book.attribute(named: "notes")?.valueTransformerName == "NSSecureUnarchiveFromData")
@@ -44,7 +46,9 @@ struct XcodeModelTests {
         let favorites = try #require(model.entity(named: "Friend")?.relationship(named: "favorites"))
         #expect(favorites.isOrdered && favorites.maxCount == 10 && favorites.deleteRule == .noAction)
         #expect(model.entity(named: "Author")?.relationship(named: "books")?.deleteRule == .deny)
-        #expect(model.entity(named: "Friend")?.fetchedProperties.first?.predicate == "borrower == $FETCH_SOURCE AND published > $since")
+        #expect(
+            model.entity(named: "Friend")?.fetchedProperties.first?.predicate
+                == "borrower == $FETCH_SOURCE AND published > $since")
         #expect(model.fetchRequestTemplate(named: "LongBooks")?.resultType == .dictionary)
         #expect(model.fetchRequestTemplate(named: "BooksByTitle")?.fetchLimit == 50)
         #expect(model.entityNames(inConfiguration: "People") == ["Friend", "BestFriend"])
@@ -131,12 +135,14 @@ struct XcodeBundleTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(
                 at: Fixtures.real(
-                    "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore\(version).xcdatamodel__contents.xml"),
+                    "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore\(version).xcdatamodel__contents.xml"
+                ),
                 to: directory.appendingPathComponent("contents"))
         }
         try FileManager.default.copyItem(
             at: Fixtures.real(
-                "xccurrentversion/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__.xccurrentversion.plist"),
+                "xccurrentversion/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__.xccurrentversion.plist"
+            ),
             to: root.appendingPathComponent(".xccurrentversion"))
         let loaded = try ModelLoader.load(from: root)
         #expect(loaded.versionName == "CareKitStore2.1")

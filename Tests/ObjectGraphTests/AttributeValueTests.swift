@@ -26,7 +26,10 @@ struct AttributeValueTests {
         ("388411200", .date, .date(Date(timeIntervalSinceReferenceDate: 388_411_200))),
         ("2013-04-23 12:00:00 +0000", .date, .date(Date(timeIntervalSinceReferenceDate: 388_411_200))),
         ("2013-04-23T12:00:00Z", .date, .date(Date(timeIntervalSinceReferenceDate: 388_411_200))),
-        ("9DA05BB0-3F2A-4C1F-978F-3D70EC917014", .uuid, .uuid(UUID(uuidString: "9DA05BB0-3F2A-4C1F-978F-3D70EC917014")!)),
+        (
+            "9DA05BB0-3F2A-4C1F-978F-3D70EC917014", .uuid,
+            .uuid(UUID(uuidString: "9DA05BB0-3F2A-4C1F-978F-3D70EC917014")!)
+        ),
         ("https://example.com/a?b=c", .uri, .uri(URL(string: "https://example.com/a?b=c")!)),
         ("AAEC", .binary, .binary(Data([0, 1, 2]))),
     ])
@@ -66,7 +69,9 @@ struct AttributeValueTests {
         #expect(throws: ValueConversionError.self) { try AttributeValue.double(42.5).converted(to: .integer32) }
         #expect(try AttributeValue.integer32(1).converted(to: .boolean) == .boolean(true))
         #expect(throws: ValueConversionError.self) { try AttributeValue.integer32(2).converted(to: .boolean) }
-        #expect(try AttributeValue.integer64(9_007_199_254_740_992).converted(to: .double) == .double(9_007_199_254_740_992))
+        #expect(
+            try AttributeValue.integer64(9_007_199_254_740_992).converted(to: .double) == .double(9_007_199_254_740_992)
+        )
         #expect(throws: ValueConversionError.self) {
             try AttributeValue.integer64(9_007_199_254_740_993).converted(to: .double)
         }
@@ -82,7 +87,9 @@ struct AttributeValueTests {
         let uuid = UUID()
         #expect(try AttributeValue.binary(uuid.bytes).converted(to: .uuid) == .uuid(uuid))
         #expect(try AttributeValue.uuid(uuid).converted(to: .string) == .string(uuid.uuidString))
-        #expect(try AttributeValue.double(86_400).converted(to: .date) == .date(Date(timeIntervalSinceReferenceDate: 86_400)))
+        #expect(
+            try AttributeValue.double(86_400).converted(to: .date)
+                == .date(Date(timeIntervalSinceReferenceDate: 86_400)))
         #expect(try AttributeValue.string("12").converted(to: .integer32) == .integer32(12))
         #expect(try AttributeValue.null.converted(to: .string) == .null)
         #expect(throws: ValueConversionError.self) { try AttributeValue.boolean(true).converted(to: .date) }

@@ -9,14 +9,17 @@ func libraryEntities() -> [EntityDescription] {
             name: "Person", isAbstract: true, attributes: [AttributeDescription(name: "name", type: .string)]),
         EntityDescription(
             name: "Friend", parent: "Person",
-            relationships: [RelationshipDescription(name: "books", destination: "Book", inverse: "borrower", toMany: true)]
+            relationships: [
+                RelationshipDescription(name: "books", destination: "Book", inverse: "borrower", toMany: true)
+            ]
         ),
         EntityDescription(
             name: "BestFriend", parent: "Friend", attributes: [AttributeDescription(name: "since", type: .date)]),
         EntityDescription(
             name: "Book",
             attributes: [
-                AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: .string("Untitled")),
+                AttributeDescription(
+                    name: "title", type: .string, isOptional: false, defaultValue: .string("Untitled")),
                 AttributeDescription(name: "pages", type: .integer16, defaultValue: .integer16(0)),
             ],
             relationships: [RelationshipDescription(name: "borrower", destination: "Friend", inverse: "books")],
@@ -49,10 +52,13 @@ struct ModelTests {
         #expect(!RelationshipDescription(name: "r", destination: "D", ordered: true).isOrdered)
     }
 
-    private func problems(_ entities: [EntityDescription], templates: [FetchRequestTemplate] = [],
-                          configurations: [Configuration] = []) -> [ModelError.Problem] {
+    private func problems(
+        _ entities: [EntityDescription], templates: [FetchRequestTemplate] = [],
+        configurations: [Configuration] = []
+    ) -> [ModelError.Problem] {
         do {
-            _ = try ManagedObjectModel(entities: entities, fetchRequestTemplates: templates, configurations: configurations)
+            _ = try ManagedObjectModel(
+                entities: entities, fetchRequestTemplates: templates, configurations: configurations)
             return []
         } catch {
             return error.problems
@@ -69,7 +75,8 @@ struct ModelTests {
 
     @Test func rejectsInverseThatPointsElsewhere() {
         var entities = libraryEntities()
-        entities[3].relationships.append(RelationshipDescription(name: "previousBorrower", destination: "Friend", inverse: "books"))
+        entities[3].relationships.append(
+            RelationshipDescription(name: "previousBorrower", destination: "Friend", inverse: "books"))
         let found = problems(entities)
         #expect(found.contains { $0.kind == .inverseMismatch && $0.property == "previousBorrower" })
     }
@@ -134,7 +141,9 @@ struct ModelTests {
     @Test func mergesModels() throws {
         let library = try ManagedObjectModel(entities: libraryEntities(), versionIdentifiers: ["1"])
         let shop = try ManagedObjectModel(
-            entities: [EntityDescription(name: "Sale", attributes: [AttributeDescription(name: "amount", type: .decimal)])],
+            entities: [
+                EntityDescription(name: "Sale", attributes: [AttributeDescription(name: "amount", type: .decimal)])
+            ],
             fetchRequestTemplates: [FetchRequestTemplate(name: "all", entity: "Sale")],
             configurations: [Configuration(name: "Shop", entities: ["Sale"])], versionIdentifiers: ["2"])
         let merged = try ManagedObjectModel(merging: [library, shop])

@@ -22,7 +22,10 @@ struct VersionHashTests {
         let base = try hash { _ in }
         #expect(try hash { $0[3].attributes[1].name = "pageCount" } != base)
         #expect(try hash { $0[3].attributes[0].isOptional = true } != base)
-        #expect(try hash { $0[3].attributes[1].type = .integer32; $0[3].attributes[1].defaultValue = .null } != base)
+        #expect(
+            try hash {
+                $0[3].attributes[1].type = .integer32; $0[3].attributes[1].defaultValue = .null
+            } != base)
         #expect(try hash { $0[3].relationships[0].minCount = 1 } != base)
         #expect(try hash { $0[3].uniquenessConstraints = [] } != base)
         #expect(try hash { $0[3].attributes.append(AttributeDescription(name: "isbn", type: .string)) } != base)

@@ -69,8 +69,11 @@ struct CompiledModelReader {
         for (name, members) in try archive.dictionary(root["NSConfigurations"]) {
             var names: [String] = []
             for member in try archive.array(members) {
-                if let uid = try archive.resolve(member)?.uid, let n = nameByUID[uid] { names.append(n) }
-                else if let n = try? archive.string(member) { names.append(n) }
+                if let uid = try archive.resolve(member)?.uid, let n = nameByUID[uid] {
+                    names.append(n)
+                } else if let n = try? archive.string(member) {
+                    names.append(n)
+                }
             }
             configurations.append(Configuration(name: name, entities: names.sorted()))
         }
@@ -120,7 +123,8 @@ struct CompiledModelReader {
             for elementValue in try archive.array(index["NSIndexElements"]) {
                 guard let element = try archive.instance(elementValue) else { continue }
                 let property = try archive.string(element["NSPropertyName"]) ?? ""
-                let kind = (try archive.scalar(element["NSFetchIndexElementType"])?.integer ?? 0) == 1 ? "RTree" : "Binary"
+                let kind =
+                    (try archive.scalar(element["NSFetchIndexElementType"])?.integer ?? 0) == 1 ? "RTree" : "Binary"
                 let ascending = try archive.scalar(element["NSAscending"])?.boolean ?? true
                 elements.append(.init(property: property, kind: kind, ascending: ascending))
             }
@@ -200,7 +204,8 @@ struct CompiledModelReader {
         }
         return FetchedPropertyDescription(
             name: name, entity: entityName, predicate: nil,
-            isOptional: try archive.scalar(p["NSIsOptional"])?.boolean ?? false, userInfo: try userInfo(p["NSUserInfo"]))
+            isOptional: try archive.scalar(p["NSIsOptional"])?.boolean ?? false, userInfo: try userInfo(p["NSUserInfo"])
+        )
     }
 
     private mutating func readTemplates(
@@ -209,9 +214,14 @@ struct CompiledModelReader {
         var templates: [FetchRequestTemplate] = []
         for (name, requestValue) in try archive.dictionary(value) {
             guard let request = try archive.instance(requestValue) else { continue }
-            var template = FetchRequestTemplate(name: name, entity: try fetchedEntityName(request, nameByUID: nameByUID))
-            if let limit = try archive.scalar(request["NSFetchLimit"])?.integer, limit != 0 { template.fetchLimit = Int(limit) }
-            if let batch = try archive.scalar(request["NSBatchSize"])?.integer, batch != 0 { template.fetchBatchSize = Int(batch) }
+            var template = FetchRequestTemplate(
+                name: name, entity: try fetchedEntityName(request, nameByUID: nameByUID))
+            if let limit = try archive.scalar(request["NSFetchLimit"])?.integer, limit != 0 {
+                template.fetchLimit = Int(limit)
+            }
+            if let batch = try archive.scalar(request["NSBatchSize"])?.integer, batch != 0 {
+                template.fetchBatchSize = Int(batch)
+            }
             if let type = try archive.scalar(request["NSResultType"])?.integer {
                 template.resultType = FetchRequestTemplate.ResultType(rawValue: Int(type))
             }
@@ -223,7 +233,9 @@ struct CompiledModelReader {
         return templates.sorted { $0.name < $1.name }
     }
 
-    private func fetchedEntityName(_ request: ArchivedInstance, nameByUID: [Int: String]) throws(ModelFileError) -> String {
+    private func fetchedEntityName(_ request: ArchivedInstance, nameByUID: [Int: String]) throws(ModelFileError)
+        -> String
+    {
         if let uid = try archive.resolve(request["NSEntity"])?.uid, let name = nameByUID[uid] { return name }
         return try archive.string(request["NSEntityName"]) ?? ""
     }

@@ -37,7 +37,8 @@ enum Inflate {
         switch status {
         case Z_STREAM_END: return output
         case Z_OK, Z_BUF_ERROR:
-            throw ModelFileError(.malformed, location: "offset \(stream.total_in)", "model cache: deflate data is truncated")
+            throw ModelFileError(
+                .malformed, location: "offset \(stream.total_in)", "model cache: deflate data is truncated")
         case Z_MEM_ERROR:
             throw ModelFileError(.malformed, "model cache: inflates to more than \(maximumOutput >> 20) MB")
         default:

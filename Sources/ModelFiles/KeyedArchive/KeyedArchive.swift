@@ -89,7 +89,9 @@ struct KeyedArchive {
         guard let (uid, object) = try resolve(value) else { return [] }
         let here = uid ?? -1
         if let keys = object["NS.keys"]?.array, let values = object["NS.objects"]?.array {
-            guard keys.count == values.count else { throw fail(here, "dictionary has \(keys.count) keys, \(values.count) values") }
+            guard keys.count == values.count else {
+                throw fail(here, "dictionary has \(keys.count) keys, \(values.count) values")
+            }
             var result: [(String, PropertyList)] = []
             for (k, v) in zip(keys, values) {
                 guard let key = try string(k) else { throw fail(here, "dictionary key is null") }
@@ -123,8 +125,11 @@ struct KeyedArchive {
         switch className(of: object) {
         case "NSString", "NSMutableString": return try string(value).map { .string($0) }
         case "NSData", "NSMutableData": return fields["NS.data"].flatMap { try? resolve($0)?.value }
-        case "NSDate": return fields["NS.time"]?.integer.map { .date(Date(timeIntervalSinceReferenceDate: Double($0))) }
-            ?? fields["NS.time"].flatMap { if case .real(let r) = $0 { .date(Date(timeIntervalSinceReferenceDate: r)) } else { nil } }
+        case "NSDate":
+            return fields["NS.time"]?.integer.map { .date(Date(timeIntervalSinceReferenceDate: Double($0))) }
+                ?? fields["NS.time"].flatMap {
+                    if case .real(let r) = $0 { .date(Date(timeIntervalSinceReferenceDate: r)) } else { nil }
+                }
         case "NSUUID": return fields["NS.uuidbytes"].flatMap { try? resolve($0)?.value }
         case "NSURL":
             guard let relative = try string(fields["NS.relative"]) else { return nil }
@@ -138,7 +143,8 @@ struct KeyedArchive {
 
     /// Decodes `NSDecimalNumber` fields into a string holding the exact decimal value.
     private func decimal(_ fields: [String: PropertyList], uid: Int) throws(ModelFileError) -> PropertyList {
-        guard let exponent = fields["NS.exponent"]?.integer, let mantissaData = try resolve(fields["NS.mantissa"])?.value.data
+        guard let exponent = fields["NS.exponent"]?.integer,
+            let mantissaData = try resolve(fields["NS.mantissa"])?.value.data
         else { throw fail(uid, "NSDecimalNumber without mantissa or exponent") }
         let negative = fields["NS.negative"]?.boolean ?? false
         let bigEndian = (fields["NS.mantissa.bo"]?.integer ?? 1) == 0
@@ -149,7 +155,11 @@ struct KeyedArchive {
         var result = mantissa
         let scale = Int(exponent)
         guard abs(scale) < 128 else { throw fail(uid, "NSDecimalNumber exponent out of range") }
-        if scale > 0 { for _ in 0..<scale { result *= 10 } } else if scale < 0 { for _ in 0..<(-scale) { result /= 10 } }
+        if scale > 0 {
+            for _ in 0..<scale { result *= 10 }
+        } else if scale < 0 {
+            for _ in 0..<(-scale) { result /= 10 }
+        }
         if negative { result = -result }
         return .string(NSDecimalNumber(decimal: result).description(withLocale: Locale(identifier: "en_US_POSIX")))
     }

@@ -71,7 +71,9 @@ struct BinaryPropertyListReader {
     }
 
     private func offset(ofObject index: Int) throws(ModelFileError) -> Int {
-        guard index >= 0, index < objectCount else { throw fail(offsetTableOffset, "object reference \(index) out of range") }
+        guard index >= 0, index < objectCount else {
+            throw fail(offsetTableOffset, "object reference \(index) out of range")
+        }
         let value = readUInt(at: offsetTableOffset + index * offsetIntSize, size: offsetIntSize)
         guard value >= 8, value < UInt64(offsetTableOffset) else {
             throw fail(offsetTableOffset + index * offsetIntSize, "object \(index) has bad offset \(value)")
@@ -85,7 +87,9 @@ struct BinaryPropertyListReader {
         if low != 0x0F { return (low, start + 1) }
         try checked(start + 1, 1, "length")
         let intMarker = bytes[start + 1]
-        guard intMarker & 0xF0 == 0x10 else { throw fail(start + 1, "bad length marker 0x\(String(intMarker, radix: 16))") }
+        guard intMarker & 0xF0 == 0x10 else {
+            throw fail(start + 1, "bad length marker 0x\(String(intMarker, radix: 16))")
+        }
         let size = 1 << Int(intMarker & 0x0F)
         guard size <= 8 else { throw fail(start + 1, "length integer too wide") }
         try checked(start + 2, size, "length")

@@ -40,7 +40,8 @@ struct XMLElement: Sendable {
         }
         guard let document else {
             if let error = xmlGetLastError() {
-                let message = error.pointee.message.map { String(cString: $0) }?
+                let message =
+                    error.pointee.message.map { String(cString: $0) }?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "not well-formed"
                 throw ModelFileError(
                     .malformed, location: "\(error.pointee.line):\(error.pointee.int2)", "XML: \(message)")

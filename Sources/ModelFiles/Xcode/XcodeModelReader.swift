@@ -33,7 +33,9 @@ enum XcodeModelReader {
                 composites.append(
                     CompositeDescription(
                         name: try required(child, "name"),
-                        attributes: try child.children(named: "attribute").map { e throws(ModelFileError) in try attribute(e) }))
+                        attributes: try child.children(named: "attribute").map { e throws(ModelFileError) in
+                            try attribute(e)
+                        }))
             default: break
             }
         }
@@ -146,7 +148,9 @@ enum XcodeModelReader {
         a.userInfo = userInfo(e)
         func value(_ text: String?, _ interval: String?, what: String) throws(ModelFileError) -> AttributeValue? {
             if type == .date, let interval {
-                guard let seconds = Double(interval) else { throw fail(e, "attribute '\(name)': bad \(what) date '\(interval)'") }
+                guard let seconds = Double(interval) else {
+                    throw fail(e, "attribute '\(name)': bad \(what) date '\(interval)'")
+                }
                 return .date(ReferenceDate.date(secondsSinceReferenceDate: seconds))
             }
             guard let text else { return nil }
@@ -158,7 +162,8 @@ enum XcodeModelReader {
         }
         if type != .transformable, type != .composite, type != .undefined, type != .binary {
             a.defaultValue =
-                try value(e[attribute: "defaultValueString"], e[attribute: "defaultDateTimeInterval"], what: "default value")
+                try value(
+                    e[attribute: "defaultValueString"], e[attribute: "defaultDateTimeInterval"], what: "default value")
                 ?? .null
         }
         if type == .string {
@@ -194,7 +199,8 @@ enum XcodeModelReader {
 
     private static func template(_ e: XMLElement) throws(ModelFileError) -> FetchRequestTemplate {
         var t = FetchRequestTemplate(
-            name: try required(e, "name"), entity: try required(e, "entity"), predicate: e[attribute: "predicateString"])
+            name: try required(e, "name"), entity: try required(e, "entity"), predicate: e[attribute: "predicateString"]
+        )
         t.fetchLimit = try integer(e, "fetchLimit")
         t.fetchBatchSize = try integer(e, "fetchBatchSize")
         if let type = try integer(e, "resultType") {

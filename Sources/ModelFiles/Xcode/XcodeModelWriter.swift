@@ -132,7 +132,9 @@ public enum XcodeModelWriter {
         if attribute.type == .date {
             if let v = rules.minimumValue { a.append(("minDateTimeInterval", valueText(v))) }
             if let v = rules.maximumValue { a.append(("maxDateTimeInterval", valueText(v))) }
-            if !attribute.defaultValue.isNull { a.append(("defaultDateTimeInterval", valueText(attribute.defaultValue))) }
+            if !attribute.defaultValue.isNull {
+                a.append(("defaultDateTimeInterval", valueText(attribute.defaultValue)))
+            }
         } else {
             if let v = rules.minimumValue { a.append(("minValueString", valueText(v))) }
             if let v = rules.maximumValue { a.append(("maxValueString", valueText(v))) }

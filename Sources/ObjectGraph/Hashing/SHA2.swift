@@ -41,12 +41,15 @@ private struct SHA256State {
         let bitLength = UInt64(message.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         var w = [UInt32](repeating: 0, count: 64)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for t in 0..<16 {
                 let i = chunk + t * 4
-                w[t] = UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16 | UInt32(message[i + 2]) << 8
+                w[t] =
+                    UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16 | UInt32(message[i + 2]) << 8
                     | UInt32(message[i + 3])
             }
             for t in 16..<64 {
@@ -68,7 +71,11 @@ private struct SHA256State {
             h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
         var out = Data(capacity: 32)
-        for word in h { for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) } }
+        for word in h {
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+            }
+        }
         return out
     }
 }
@@ -105,7 +112,9 @@ private struct SHA512State {
         message.append(0x80)
         while message.count % 128 != 112 { message.append(0) }
         message += [UInt8](repeating: 0, count: 8)
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         var w = [UInt64](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: message.count, by: 128) {
             for t in 0..<16 {
@@ -132,7 +141,11 @@ private struct SHA512State {
             h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
         var out = Data(capacity: 64)
-        for word in h { for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) } }
+        for word in h {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
+        }
         return out
     }
 }

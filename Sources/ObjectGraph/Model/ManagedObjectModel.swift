@@ -48,7 +48,8 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         versionIdentifiers: [String] = []
     ) throws(ModelError) {
         var builder = ModelResolver(entities: entities)
-        builder.checkAndResolve(templates: fetchRequestTemplates, configurations: configurations, composites: composites)
+        builder.checkAndResolve(
+            templates: fetchRequestTemplates, configurations: configurations, composites: composites)
         if !builder.errors.isEmpty { throw ModelError(problems: builder.errors) }
         self.entities = entities
         self.fetchRequestTemplates = fetchRequestTemplates

@@ -117,10 +117,11 @@ struct ModelResolver {
             let names =
                 resolvedAttributes[i].map(\.name) + resolvedRelationships[i].map(\.name)
                 + resolvedFetchedProperties[i].map(\.name)
-            let inherited = Set(parentIndex[i].map { p in
-                resolvedAttributes[p].map(\.name) + resolvedRelationships[p].map(\.name)
-                    + resolvedFetchedProperties[p].map(\.name)
-            } ?? [])
+            let inherited = Set(
+                parentIndex[i].map { p in
+                    resolvedAttributes[p].map(\.name) + resolvedRelationships[p].map(\.name)
+                        + resolvedFetchedProperties[p].map(\.name)
+                } ?? [])
             for name in names {
                 if name.isEmpty {
                     errors.append(.init(.invalidName, entity: entity.name, "a property has an empty name"))
