@@ -140,16 +140,7 @@ public struct Configuration: Sendable, Hashable {
 /// Options left `nil` were not written in the model file and take the fetch request's defaults.
 public struct FetchRequestTemplate: Sendable, Hashable {
     /// What a fetch returns.
-    public enum ResultType: Int, Sendable, Hashable, CaseIterable {
-        /// Managed objects.
-        case managedObject = 0
-        /// Object IDs.
-        case managedObjectID = 1
-        /// Dictionaries of property values.
-        case dictionary = 2
-        /// Only a count.
-        case count = 4
-    }
+    public typealias ResultType = FetchResultType
 
     /// The template's name, unique in its model.
     public var name: String
@@ -185,4 +176,16 @@ public struct FetchRequestTemplate: Sendable, Hashable {
         self.returnsObjectsAsFaults = returnsObjectsAsFaults
         self.returnsDistinctResults = returnsDistinctResults
     }
+}
+
+/// What a fetch returns (Core Data's `NSFetchRequestResultType`; raw values as there).
+public enum FetchResultType: Int, Sendable, Hashable, CaseIterable {
+    /// Managed objects.
+    case managedObject = 0
+    /// Object IDs.
+    case managedObjectID = 1
+    /// Dictionaries of property values.
+    case dictionary = 2
+    /// Only a count.
+    case count = 4
 }

@@ -1,0 +1,142 @@
+public import Foundation
+
+/// A constant in a predicate or expression: what a literal, a format argument or a substitution variable stands for.
+public enum PredicateConstant: Sendable, Hashable {
+    case null
+    case boolean(Bool)
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    /// A list of constants, e.g. a `%@` argument that is an array.
+    case array([PredicateConstant])
+
+    /// The constant for an attribute value (composites become null).
+    public init(_ value: AttributeValue) {
+        switch value {
+        case .null, .composite: self = .null
+        case .integer16(let v): self = .integer(Int64(v))
+        case .integer32(let v): self = .integer(Int64(v))
+        case .integer64(let v): self = .integer(v)
+        case .decimal(let v): self = .decimal(v)
+        case .double(let v): self = .double(v)
+        case .float(let v): self = .double(Double(v))
+        case .string(let v): self = .string(v)
+        case .boolean(let v): self = .boolean(v)
+        case .date(let v): self = .date(v)
+        case .binary(let v), .transformable(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .uri(let v), .objectID(let v): self = .url(v)
+        }
+    }
+
+    /// The runtime value of this constant.
+    public var value: PredicateValue {
+        switch self {
+        case .null: .null
+        case .boolean(let b): .boolean(b)
+        case .integer(let i): .integer(i)
+        case .double(let d): .double(d)
+        case .decimal(let d): .decimal(d)
+        case .string(let s): .string(s)
+        case .date(let d): .date(d)
+        case .data(let d): .data(d)
+        case .uuid(let u): .uuid(u)
+        case .url(let u): .url(u)
+        case .array(let items): .collection(items.map(\.value), ordered: true)
+        }
+    }
+}
+
+/// Something whose properties a predicate can read by key: a managed object, or any type that offers key-value
+/// access. Dictionaries need no conformance: use ``PredicateValue/dictionary(_:)``.
+public protocol KeyValueCoding: AnyObject {
+    /// The value for a key, or ``PredicateValue/null`` when there is none. To-many relationships return
+    /// ``PredicateValue/collection(_:ordered:)``.
+    func predicateValue(forKey key: String) -> PredicateValue
+}
+
+/// A value while a predicate is evaluated: a constant, a collection, a dictionary, or an object read by key.
+public enum PredicateValue {
+    case null
+    case boolean(Bool)
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    /// A to-many value or an aggregate; `ordered` for arrays and ordered sets.
+    case collection([PredicateValue], ordered: Bool)
+    /// A dictionary row: key-value access reads its entries.
+    case dictionary([String: PredicateValue])
+    /// An object with key-value access, compared by identity.
+    case object(any KeyValueCoding)
+
+    /// The value for an attribute value.
+    public init(_ value: AttributeValue) {
+        self = PredicateConstant(value).value
+    }
+
+    /// Whether this is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The elements, for collections.
+    public var elements: [PredicateValue]? {
+        if case .collection(let items, _) = self { return items }
+        return nil
+    }
+
+    /// The string, for strings.
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The value as a constant, when it is one (objects and dictionaries are not).
+    public var constant: PredicateConstant? {
+        switch self {
+        case .null: .null
+        case .boolean(let b): .boolean(b)
+        case .integer(let i): .integer(i)
+        case .double(let d): .double(d)
+        case .decimal(let d): .decimal(d)
+        case .string(let s): .string(s)
+        case .date(let d): .date(d)
+        case .data(let d): .data(d)
+        case .uuid(let u): .uuid(u)
+        case .url(let u): .url(u)
+        case .collection(let items, _):
+            items.allSatisfy { $0.constant != nil } ? .array(items.map { $0.constant! }) : nil
+        case .dictionary, .object: nil
+        }
+    }
+
+    /// Reads a key: a dictionary entry, an object's property, or — for a collection — the key of every element
+    /// (nested collections are flattened, so a path through several to-many relationships yields one collection).
+    public func value(forKey key: String) -> PredicateValue {
+        switch self {
+        case .dictionary(let entries): return entries[key] ?? .null
+        case .object(let object): return object.predicateValue(forKey: key)
+        case .collection(let items, let ordered):
+            var result: [PredicateValue] = []
+            result.reserveCapacity(items.count)
+            for item in items {
+                let value = item.value(forKey: key)
+                if case .collection(let inner, _) = value { result += inner } else { result.append(value) }
+            }
+            return .collection(result, ordered: ordered)
+        default:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// A predicate format string that does not parse: where, what was found, and what was expected.
+public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The format string.
+    public var format: String
+    /// The offset of the problem, in characters from the start.
+    public var offset: Int
+    /// What was found there (a token, or "end of input").
+    public var found: String
+    /// What the parser expected.
+    public var expected: String
+
+    /// The one-line summary: `syntax error at offset 7: expected an expression, found ")"`.
+    public var summary: String {
+        "syntax error at offset \(offset): expected \(expected), found \(found)"
+    }
+
+    /// The summary, the format string, and a caret under the offending place.
+    public var description: String {
+        let line = format.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
+        return "\(summary)\n  \(line)\n  \(String(repeating: " ", count: offset))^"
+    }
+}
+
+/// A predicate that could not be evaluated or substituted.
+public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable, Hashable {
+        /// A `$VARIABLE` has no value.
+        case missingVariable
+        /// A function name is not known, or not available on Linux.
+        case unsupportedFunction
+        /// A function or cast received values it cannot work with.
+        case invalidArgument
+        /// A format argument is missing or of the wrong kind.
+        case badFormatArgument
+        /// A fetch request template with that name does not exist.
+        case unknownTemplate
+        /// A predicate stored as text (in a model or template) does not parse.
+        case syntaxError
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
