@@ -116,14 +116,15 @@ extension ManagedObjectModel {
     /// A fetch request made from a stored template, with its `$VARIABLE`s substituted
     /// (`fetchRequestFromTemplateWithName:substitutionVariables:`).
     ///
-    /// - Throws: ``PredicateError``: `unknownTemplate`, `syntaxError` for a template predicate that does not parse,
+    /// - Throws: ``ObjectPredicateError``: `unknownTemplate`, `syntaxError` for a template predicate that does not parse,
     ///   or `missingVariable` naming a variable with no value.
     public func fetchRequest(
         fromTemplate name: String, substitutionVariables: [String: PredicateConstant] = [:]
-    ) throws(PredicateError) -> FetchRequest {
+    ) throws(ObjectPredicateError) -> FetchRequest {
         guard let template = fetchRequestTemplate(named: name) else {
             let known = fetchRequestTemplates.map(\.name).sorted().joined(separator: ", ")
-            throw PredicateError(.unknownTemplate, "no fetch request template '\(name)' (the model has: \(known))")
+            throw ObjectPredicateError(
+                .unknownTemplate, "no fetch request template '\(name)' (the model has: \(known))")
         }
         var request = FetchRequest(entityName: template.entityName)
         if let text = template.predicate {
@@ -131,7 +132,7 @@ extension ManagedObjectModel {
             do {
                 parsed = try ObjectPredicate(format: text)
             } catch {
-                throw PredicateError(.syntaxError, "template '\(name)': \(error.summary)")
+                throw ObjectPredicateError(.syntaxError, "template '\(name)': \(error.summary)")
             }
             request.predicate = try parsed.substituting(substitutionVariables)
         }

@@ -14,10 +14,10 @@ public enum FetchResult {
 public enum InMemoryFetch {
     /// Runs `request` over `candidates`.
     /// - Parameter allProperties: the attribute names to fetch for dictionary results when the request names none.
-    /// - Throws: ``PredicateError`` when the predicate cannot be evaluated (e.g. a variable has no value).
+    /// - Throws: ``ObjectPredicateError`` when the predicate cannot be evaluated (e.g. a variable has no value).
     public static func execute(
         _ request: FetchRequest, over candidates: [PredicateValue], allProperties: [String] = []
-    ) throws(PredicateError) -> FetchResult {
+    ) throws(ObjectPredicateError) -> FetchResult {
         var matches: [PredicateValue] = []
         if let predicate = request.predicate {
             var evaluator = ExpressionEvaluator(object: .null, variables: [:])
@@ -68,7 +68,7 @@ public enum InMemoryFetch {
 
     private static func dictionaries(
         _ matches: [PredicateValue], columns: [PropertyToFetch], request: FetchRequest
-    ) throws(PredicateError) -> [[String: PredicateValue]] {
+    ) throws(ObjectPredicateError) -> [[String: PredicateValue]] {
         let hasAggregates = columns.contains {
             if case .expression(let d) = $0 { return d.aggregate != nil }
             return false
@@ -100,7 +100,7 @@ public enum InMemoryFetch {
                 switch column {
                 case .property(let name):
                     result[name] =
-                        try group.members.first.map { (m) throws(PredicateError) in
+                        try group.members.first.map { (m) throws(ObjectPredicateError) in
                             try ExpressionEvaluator.follow(split(name), from: m)
                         } ?? .null
                 case .expression(let description):
@@ -112,7 +112,7 @@ public enum InMemoryFetch {
                             name, [.collection(values.filter { !$0.isNull || function == .count }, ordered: true)])
                     } else {
                         result[description.name] =
-                            try group.members.first.map { (m) throws(PredicateError) in
+                            try group.members.first.map { (m) throws(ObjectPredicateError) in
                                 try description.expression.value(with: m)
                             } ?? .null
                     }
@@ -124,7 +124,8 @@ public enum InMemoryFetch {
         return rows
     }
 
-    private static func row(_ object: PredicateValue, _ columns: [PropertyToFetch]) throws(PredicateError) -> [String:
+    private static func row(_ object: PredicateValue, _ columns: [PropertyToFetch]) throws(ObjectPredicateError)
+        -> [String:
         PredicateValue]
     {
         var result: [String: PredicateValue] = [:]

@@ -10,26 +10,26 @@ enum FunctionLibrary {
         "bitwiseOr:with", "bitwiseXor:with", "leftshift:by", "rightshift:by", "onesComplement", "castObject:toType",
     ]
 
-    static func call(_ rawName: String, _ args: [PredicateValue]) throws(PredicateError) -> PredicateValue {
+    static func call(_ rawName: String, _ args: [PredicateValue]) throws(ObjectPredicateError) -> PredicateValue {
         let name = rawName.hasSuffix(":") ? String(rawName.dropLast()) : rawName
-        func need(_ count: Int) throws(PredicateError) {
+        func need(_ count: Int) throws(ObjectPredicateError) {
             guard args.count == count else {
-                throw PredicateError(.invalidArgument, "\(rawName) takes \(count) argument(s), got \(args.count)")
+                throw ObjectPredicateError(.invalidArgument, "\(rawName) takes \(count) argument(s), got \(args.count)")
             }
         }
-        func numbers() throws(PredicateError) -> [PredicateValue] {
+        func numbers() throws(ObjectPredicateError) -> [PredicateValue] {
             try need(1)
             let items = args[0].elements ?? [args[0]]
             return items.filter { !$0.isNull }
         }
-        func unary(_ f: (Double) -> Double) throws(PredicateError) -> PredicateValue {
+        func unary(_ f: (Double) -> Double) throws(ObjectPredicateError) -> PredicateValue {
             try need(1)
             if args[0].isNull { return .null }
             guard let x = ValueComparison.double(args[0]) else { throw bad(args[0]) }
             return .double(f(x))
         }
-        func bad(_ v: PredicateValue) -> PredicateError {
-            PredicateError(.invalidArgument, "\(rawName) cannot use \(v.debugText)")
+        func bad(_ v: PredicateValue) -> ObjectPredicateError {
+            ObjectPredicateError(.invalidArgument, "\(rawName) cannot use \(v.debugText)")
         }
         switch name {
         case "sum":
@@ -153,9 +153,10 @@ enum FunctionLibrary {
             guard case .string(let type) = args[1] else { throw bad(args[1]) }
             return try ExpressionEvaluator.cast(args[0], to: type)
         case "distanceToLocation:fromLocation":
-            throw PredicateError(.unsupportedFunction, "\(rawName) needs Core Location, which Linux does not have")
+            throw ObjectPredicateError(
+                .unsupportedFunction, "\(rawName) needs Core Location, which Linux does not have")
         default:
-            throw PredicateError(.unsupportedFunction, "unknown function \(rawName)")
+            throw ObjectPredicateError(.unsupportedFunction, "unknown function \(rawName)")
         }
     }
 
@@ -163,7 +164,7 @@ enum FunctionLibrary {
     /// and date ± seconds. A nil operand gives nil.
     static func arithmetic(
         _ op: ArithmeticOperator, _ a: PredicateValue, _ b: PredicateValue
-    ) throws(PredicateError) -> PredicateValue {
+    ) throws(ObjectPredicateError) -> PredicateValue {
         if a.isNull || b.isNull { return .null }
         switch (a, b) {
         case (.date(let d), _) where ValueComparison.isNumeric(b) && (op == .add || op == .subtract):
@@ -174,7 +175,7 @@ enum FunctionLibrary {
         default: break
         }
         guard ValueComparison.isNumeric(a), ValueComparison.isNumeric(b) else {
-            throw PredicateError(.invalidArgument, "cannot compute \(a.debugText) \(op.rawValue) \(b.debugText)")
+            throw ObjectPredicateError(.invalidArgument, "cannot compute \(a.debugText) \(op.rawValue) \(b.debugText)")
         }
         if case .integer(let x) = a, case .integer(let y) = b, op != .divide, op != .power {
             let (result, overflow) =

@@ -6,8 +6,9 @@ extension ObjectPredicate {
     /// - Parameters:
     ///   - object: what `SELF` and plain key paths refer to.
     ///   - variables: values for `$VARIABLE`s that were not substituted.
-    /// - Throws: ``PredicateError`` for a variable with no value or a function that cannot be evaluated.
-    public func evaluate(with object: PredicateValue, variables: [String: PredicateValue] = [:]) throws(PredicateError)
+    /// - Throws: ``ObjectPredicateError`` for a variable with no value or a function that cannot be evaluated.
+    public func evaluate(with object: PredicateValue, variables: [String: PredicateValue] = [:])
+        throws(ObjectPredicateError)
         -> Bool
     {
         var evaluator = ExpressionEvaluator(object: object, variables: variables)
@@ -15,14 +16,15 @@ extension ObjectPredicate {
     }
 
     /// Evaluates the predicate against a dictionary row.
-    public func evaluate(with row: [String: PredicateValue]) throws(PredicateError) -> Bool {
+    public func evaluate(with row: [String: PredicateValue]) throws(ObjectPredicateError) -> Bool {
         try evaluate(with: .dictionary(row))
     }
 }
 
 extension ObjectExpression {
     /// The expression's value for an object.
-    public func value(with object: PredicateValue, variables: [String: PredicateValue] = [:]) throws(PredicateError)
+    public func value(with object: PredicateValue, variables: [String: PredicateValue] = [:])
+        throws(ObjectPredicateError)
         -> PredicateValue
     {
         var evaluator = ExpressionEvaluator(object: object, variables: variables)
@@ -35,7 +37,7 @@ struct ExpressionEvaluator {
     var object: PredicateValue
     var variables: [String: PredicateValue]
 
-    mutating func evaluate(_ predicate: ObjectPredicate) throws(PredicateError) -> Bool {
+    mutating func evaluate(_ predicate: ObjectPredicate) throws(ObjectPredicateError) -> Bool {
         switch predicate {
         case .true: return true
         case .false: return false
@@ -50,7 +52,7 @@ struct ExpressionEvaluator {
         }
     }
 
-    private mutating func evaluate(_ c: Comparison) throws(PredicateError) -> Bool {
+    private mutating func evaluate(_ c: Comparison) throws(ObjectPredicateError) -> Bool {
         let left = try value(of: c.lhs)
         let right = try value(of: c.rhs)
         if c.modifier == .direct { return Self.compare(left, c.op, right, c.options) }
@@ -131,13 +133,13 @@ struct ExpressionEvaluator {
 
     // MARK: - Expressions
 
-    mutating func value(of expression: ObjectExpression) throws(PredicateError) -> PredicateValue {
+    mutating func value(of expression: ObjectExpression) throws(ObjectPredicateError) -> PredicateValue {
         switch expression {
         case .constant(let c): return c.value
         case .evaluatedObject: return object
         case .variable(let name):
             guard let v = variables[name] else {
-                throw PredicateError(.missingVariable, "no value for variable $\(name)")
+                throw ObjectPredicateError(.missingVariable, "no value for variable $\(name)")
             }
             return v
         case .keyPath(let base, let path):
@@ -147,7 +149,7 @@ struct ExpressionEvaluator {
             for argument in arguments { values.append(try value(of: argument)) }
             return try FunctionLibrary.call(name, values)
         case .methodCall(_, let selector, _):
-            throw PredicateError(
+            throw ObjectPredicateError(
                 .unsupportedFunction, "FUNCTION(…, '\(selector)') calls an Objective-C method; it is not supported")
         case .arithmetic(let op, let lhs, let rhs):
             return try FunctionLibrary.arithmetic(op, try value(of: lhs), try value(of: rhs))
@@ -210,12 +212,13 @@ struct ExpressionEvaluator {
             }
             return .collection(result, ordered: false)
         case .anyKey:
-            throw PredicateError(.unsupportedFunction, "ANYKEY is a Spotlight feature and cannot be evaluated")
+            throw ObjectPredicateError(.unsupportedFunction, "ANYKEY is a Spotlight feature and cannot be evaluated")
         }
     }
 
     /// Follows a key path, applying collection operators (`@count`, `@sum.x`, …) where they appear.
-    static func follow(_ path: ArraySlice<String>, from start: PredicateValue) throws(PredicateError) -> PredicateValue
+    static func follow(_ path: ArraySlice<String>, from start: PredicateValue) throws(ObjectPredicateError)
+        -> PredicateValue
     {
         var current = start
         var index = path.startIndex
@@ -252,7 +255,7 @@ struct ExpressionEvaluator {
             case "@distinctUnionOfArrays", "@distinctUnionOfSets":
                 return .collection(distinct(mapped.flatMap { $0.elements ?? [$0] }), ordered: false)
             default:
-                throw PredicateError(.unsupportedFunction, "unknown collection operator \(component)")
+                throw ObjectPredicateError(.unsupportedFunction, "unknown collection operator \(component)")
             }
         }
         return current
@@ -267,9 +270,9 @@ struct ExpressionEvaluator {
     }
 
     /// `CAST(value, 'Type')` for NSDate, NSNumber, NSString, NSDecimalNumber, NSData, NSUUID and NSURL.
-    static func cast(_ value: PredicateValue, to type: String) throws(PredicateError) -> PredicateValue {
-        func fail() -> PredicateError {
-            PredicateError(.invalidArgument, "cannot CAST \(value.debugText) to \(type)")
+    static func cast(_ value: PredicateValue, to type: String) throws(ObjectPredicateError) -> PredicateValue {
+        func fail() -> ObjectPredicateError {
+            ObjectPredicateError(.invalidArgument, "cannot CAST \(value.debugText) to \(type)")
         }
         if case .null = value { return .null }
         switch type {
@@ -319,7 +322,7 @@ struct ExpressionEvaluator {
             guard case .string(let s) = value, let u = URL(string: s) else { throw fail() }
             return .url(u)
         default:
-            throw PredicateError(.invalidArgument, "unknown CAST type '\(type)'")
+            throw ObjectPredicateError(.invalidArgument, "unknown CAST type '\(type)'")
         }
     }
 }

@@ -2,8 +2,8 @@ extension ObjectPredicate {
     /// Replaces `$VARIABLE`s with values (`withSubstitutionVariables` in Core Data).
     ///
     /// Variables bound by a `SUBQUERY` are left alone.
-    /// - Throws: ``PredicateError`` with code `missingVariable`, naming the first variable that has no value.
-    public func substituting(_ values: [String: PredicateConstant]) throws(PredicateError) -> ObjectPredicate {
+    /// - Throws: ``ObjectPredicateError`` with code `missingVariable`, naming the first variable that has no value.
+    public func substituting(_ values: [String: PredicateConstant]) throws(ObjectPredicateError) -> ObjectPredicate {
         var substitution = Substitution(values: values)
         return try substitution.predicate(self)
     }
@@ -24,7 +24,7 @@ extension ObjectPredicate {
 
 extension ObjectExpression {
     /// Replaces `$VARIABLE`s with values.
-    public func substituting(_ values: [String: PredicateConstant]) throws(PredicateError) -> ObjectExpression {
+    public func substituting(_ values: [String: PredicateConstant]) throws(ObjectPredicateError) -> ObjectExpression {
         var substitution = Substitution(values: values)
         return try substitution.expression(self)
     }
@@ -38,11 +38,11 @@ private struct Substitution {
     var bound: [String] = []
     var found: Set<String> = []
 
-    mutating func predicate(_ p: ObjectPredicate) throws(PredicateError) -> ObjectPredicate {
+    mutating func predicate(_ p: ObjectPredicate) throws(ObjectPredicateError) -> ObjectPredicate {
         switch p {
         case .true, .false: return p
-        case .and(let parts): return .and(try parts.map { (q) throws(PredicateError) in try predicate(q) })
-        case .or(let parts): return .or(try parts.map { (q) throws(PredicateError) in try predicate(q) })
+        case .and(let parts): return .and(try parts.map { (q) throws(ObjectPredicateError) in try predicate(q) })
+        case .or(let parts): return .or(try parts.map { (q) throws(ObjectPredicateError) in try predicate(q) })
         case .not(let inner): return .not(try predicate(inner))
         case .comparison(var c):
             c.lhs = try expression(c.lhs)
@@ -51,7 +51,7 @@ private struct Substitution {
         }
     }
 
-    mutating func expression(_ e: ObjectExpression) throws(PredicateError) -> ObjectExpression {
+    mutating func expression(_ e: ObjectExpression) throws(ObjectPredicateError) -> ObjectExpression {
         switch e {
         case .constant, .evaluatedObject, .anyKey: return e
         case .variable(let name):
@@ -62,7 +62,7 @@ private struct Substitution {
             }
             guard let value = values[name] else {
                 if leavesMissing { return e }
-                throw PredicateError(.missingVariable, "no value for variable $\(name)")
+                throw ObjectPredicateError(.missingVariable, "no value for variable $\(name)")
             }
             return .constant(value)
         case .keyPath(let base, let path):
@@ -70,14 +70,15 @@ private struct Substitution {
             if case .constant(let c) = newBase, case .evaluatedObject = base { return .constant(c) }
             return .keyPath(newBase, path)
         case .function(let name, let args):
-            return .function(name, try args.map { (a) throws(PredicateError) in try expression(a) })
+            return .function(name, try args.map { (a) throws(ObjectPredicateError) in try expression(a) })
         case .methodCall(let receiver, let selector, let args):
             return .methodCall(
-                try expression(receiver), selector, try args.map { (a) throws(PredicateError) in try expression(a) })
+                try expression(receiver), selector,
+                try args.map { (a) throws(ObjectPredicateError) in try expression(a) })
         case .arithmetic(let op, let a, let b): return .arithmetic(op, try expression(a), try expression(b))
         case .negation(let a): return .negation(try expression(a))
         case .aggregate(let items):
-            let replaced = try items.map { (a) throws(PredicateError) in try expression(a) }
+            let replaced = try items.map { (a) throws(ObjectPredicateError) in try expression(a) }
             let constants = replaced.compactMap { item -> PredicateConstant? in
                 if case .constant(let c) = item { return c }
                 return nil

@@ -22,7 +22,7 @@ public struct PredicateSyntaxError: Error, Sendable, Hashable, CustomStringConve
 }
 
 /// A predicate that could not be evaluated or substituted.
-public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public enum Code: String, Sendable, Hashable {
         /// A `$VARIABLE` has no value.

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import Testing
+
+struct PredicateCommandTests {
+    @Test func printsTheCanonicalForm() throws {
+        let result = try Docutil.run(["predicate", "age>30 and name beginswith[C] 'a' or not(x=nil)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "(age > 30 AND name BEGINSWITH[c] \"a\") OR NOT x == nil\n")
+    }
+
+    @Test func substitutesVariablesReadAsLiterals() throws {
+        let result = try Docutil.run([
+            "predicate", "title == $t AND pages > $p AND signed == $s AND id IN $ids AND other == $other",
+            "--var", "t='Dune'", "--var", "p=70", "--var", "s=YES", "--var", "ids={1, 2}",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == "title == \"Dune\" AND pages > 70 AND signed == YES AND id IN {1, 2} AND other == $other\n"
+        )
+    }
+
+    @Test func jsonIsTheParseTree() throws {
+        let result = try Docutil.run(["predicate", "--format", "json", "ANY tags.name ==[cd] $n"])
+        #expect(result.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["formatVersion"] as? Int == 1)
+        #expect(json["predicate"] as? String == "ANY tags.name ==[cd] $n")
+        #expect(json["variables"] as? [String] == ["n"])
+        let tree = try #require(json["tree"] as? [String: Any])
+        #expect(tree["type"] as? String == "comparison")
+        #expect(tree["modifier"] as? String == "ANY")
+        #expect(tree["options"] as? [String] == ["c", "d"])
+        #expect((tree["left"] as? [String: Any])?["path"] as? [String] == ["tags", "name"])
+        #expect((tree["right"] as? [String: Any])?["type"] as? String == "variable")
+    }
+
+    @Test func syntaxErrorsShowThePlaceAndExit65() throws {
+        let result = try Docutil.run(["predicate", "name == )"])
+        #expect(result.status == 65)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("syntax error at offset 8: expected an expression, found ')'"))
+        #expect(result.stderr.contains("  name == )\n          ^"))
+    }
+
+    @Test func badVariablesAreUsageErrors() throws {
+        let noEquals = try Docutil.run(["predicate", "a == $a", "--var", "a"])
+        #expect(noEquals.status == 64)
+        #expect(noEquals.stderr.contains("NAME=VALUE"))
+        let notLiteral = try Docutil.run(["predicate", "a == $a", "--var", "a=b.c"])
+        #expect(notLiteral.status == 64)
+        #expect(notLiteral.stderr.contains("not a literal"))
+    }
+}
