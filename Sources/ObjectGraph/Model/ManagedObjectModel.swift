@@ -36,6 +36,8 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     let resolvedAttributes: [[AttributeDescription]]
     let resolvedRelationships: [[RelationshipDescription]]
     let resolvedFetchedProperties: [[FetchedPropertyDescription]]
+    /// The object layout of every entity, by name.
+    package let layouts: [String: EntityLayout]
 
     /// Creates and checks a model.
     ///
@@ -63,6 +65,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         self.resolvedAttributes = builder.resolvedAttributes
         self.resolvedRelationships = builder.resolvedRelationships
         self.resolvedFetchedProperties = builder.resolvedFetchedProperties
+        self.layouts = builder.makeLayouts()
     }
 
     /// Merges several models into one.
@@ -88,6 +91,11 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
             entities: models.flatMap(\.entities), fetchRequestTemplates: models.flatMap(\.fetchRequestTemplates),
             configurations: configurations, composites: composites,
             versionIdentifiers: models.flatMap(\.versionIdentifiers))
+    }
+
+    /// The object layout of an entity: its resolved properties and their slots.
+    public func layout(of entityName: String) -> EntityLayout? {
+        layouts[entityName]
     }
 
     /// The entity with this name.

@@ -272,6 +272,29 @@ struct ModelResolver {
         }
     }
 
+    /// The object layout of every entity (call only for a model without errors).
+    func makeLayouts() -> [String: EntityLayout] {
+        var layouts: [String: EntityLayout] = [:]
+        for (i, entity) in entities.enumerated() {
+            var ancestors: [String] = []
+            var current = parentIndex[i]
+            while let c = current {
+                ancestors.append(entities[c].name)
+                current = parentIndex[c]
+            }
+            var kinds: Set<String> = []
+            var stack = [i]
+            while let j = stack.popLast() {
+                kinds.insert(entities[j].name)
+                stack += subentityIndexes[j]
+            }
+            layouts[entity.name] = EntityLayout(
+                entity: entity, attributes: resolvedAttributes[i], relationships: resolvedRelationships[i],
+                ancestors: ancestors, kinds: kinds)
+        }
+        return layouts
+    }
+
     private func isKind(_ name: String, of ancestor: String) -> Bool {
         if name == ancestor { return true }
         var current = indexByName[name].flatMap { parentIndex[$0] }

@@ -140,3 +140,25 @@ public enum PredicateValue {
         }
     }
 }
+
+extension PredicateValue: Equatable {
+    /// Structural equality: same kind and value; objects by identity; collections element by element.
+    public static func == (lhs: PredicateValue, rhs: PredicateValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.boolean(let a), .boolean(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.decimal(let a), .decimal(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.url(let a), .url(let b)): a == b
+        case (.collection(let a, let x), .collection(let b, let y)): x == y && a == b
+        case (.dictionary(let a), .dictionary(let b)): a == b
+        case (.object(let a), .object(let b)): a === b
+        default: false
+        }
+    }
+}

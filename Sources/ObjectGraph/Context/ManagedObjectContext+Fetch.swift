@@ -1,0 +1,104 @@
+extension ManagedObjectContext {
+    /// Fetches objects: the store's matches merged with this context's unsaved changes (inserted objects that match
+    /// are included, deleted ones left out, changed ones judged by their current values), sorted, then offset and
+    /// limited. Each object is registered once (uniquing): a fetch returns the instances the context already has.
+    public func fetch(_ request: FetchRequest) throws(ContextError) -> [ManagedObject] {
+        if request.includesPendingChanges { processPendingChanges() }
+        guard model.entity(named: request.entityName) != nil else {
+            throw .object(ObjectGraphError(.unknownEntity, "the model has no entity '\(request.entityName)'"))
+        }
+        let snapshots: [ObjectSnapshot]
+        do {
+            snapshots = try persistentStoreCoordinator.fetchSnapshots(request)
+        } catch {
+            throw .store(error)
+        }
+        var results: [ManagedObject] = []
+        results.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            let object = self.object(with: snapshot.objectID)
+            if object.isFault, !request.returnsObjectsAsFaults || request.includesPropertyValues {
+                object.fill(from: snapshot)
+                object.awakeFromFetch()
+            }
+            results.append(object)
+        }
+        let kinds =
+            Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
+        let touched = touchedObjects(of: kinds)
+        if request.includesPendingChanges, !touched.isEmpty {
+            results = try merged(results, touched: touched, request: request)
+        }
+        let start = min(results.count, max(0, request.fetchOffset))
+        let end = request.fetchLimit > 0 ? min(results.count, start + request.fetchLimit) : results.count
+        return Array(results[start..<end])
+    }
+
+    /// The number of objects a fetch would return.
+    public func count(for request: FetchRequest) throws(ContextError) -> Int {
+        try fetch(request).count
+    }
+
+    /// The IDs of the objects a fetch would return.
+    public func fetchObjectIDs(_ request: FetchRequest) throws(ContextError) -> [ManagedObjectID] {
+        try fetch(request).map(\.objectID)
+    }
+
+    /// Runs a fetch request of any result type: objects, object IDs, dictionaries (with aggregate expressions and
+    /// grouping) or a count.
+    public func execute(_ request: FetchRequest) throws(ContextError) -> FetchResult {
+        var unbounded = request
+        if request.resultType == .dictionary || request.resultType == .count {
+            unbounded.fetchLimit = 0
+            unbounded.fetchOffset = 0
+        }
+        let objects = try fetch(unbounded)
+        switch request.resultType {
+        case .managedObject: return .objects(objects.map { .object($0) })
+        case .managedObjectID: return .objects(objects.map { .url($0.objectID.uriRepresentation) })
+        case .count, .dictionary:
+            var inMemory = request
+            inMemory.predicate = nil
+            do {
+                let attributes =
+                    model.layout(of: request.entityName)?.attributes.filter { !$0.isTransient }.map(\.name) ?? []
+                return try InMemoryFetch.execute(inMemory, over: objects.map { .object($0) }, allProperties: attributes)
+            } catch {
+                throw .predicate(error)
+            }
+        }
+    }
+
+    /// Objects of the given entities with unsaved changes of any kind.
+    private func touchedObjects(of kinds: Set<String>) -> [ManagedObject] {
+        var result: [ManagedObject] = []
+        for list in [inserted, updated, deleted] {
+            for object in list.objects where kinds.contains(object.entity.name) { result.append(object) }
+        }
+        return result
+    }
+
+    private func merged(
+        _ stored: [ManagedObject], touched: [ManagedObject], request: FetchRequest
+    ) throws(ContextError) -> [ManagedObject] {
+        let touchedIDs = Set(touched.map(ObjectIdentifier.init))
+        var results = stored.filter { !touchedIDs.contains(ObjectIdentifier($0)) }
+        for object in touched where !object.isDeleted {
+            let matches: Bool
+            do {
+                matches = try request.predicate?.evaluate(with: .object(object)) ?? true
+            } catch {
+                throw .predicate(error)
+            }
+            if matches { results.append(object) }
+        }
+        guard !request.sortDescriptors.isEmpty else { return results }
+        let values = results.map { PredicateValue.object($0) }
+        let order = values.indices.sorted { a, b in
+            if request.sortDescriptors.areInIncreasingOrder(values[a], values[b]) { return true }
+            if request.sortDescriptors.areInIncreasingOrder(values[b], values[a]) { return false }
+            return a < b
+        }
+        return order.map { results[$0] }
+    }
+}

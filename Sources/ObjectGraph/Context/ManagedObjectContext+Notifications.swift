@@ -1,0 +1,87 @@
+/// The notifications a context posts.
+public enum ContextNotificationName: String, Sendable, Hashable {
+    /// At the end of an event (``ManagedObjectContext/processPendingChanges()``): what was inserted, updated,
+    /// deleted and refreshed since the last one, coalesced.
+    case objectsDidChange
+    /// Before a save writes anything.
+    case willSave
+    /// After a save: the saved inserted, updated and deleted objects.
+    case didSave
+}
+
+/// A context notification, delivered synchronously to observers in the context's isolation domain.
+public struct ContextNotification {
+    public let name: ContextNotificationName
+    public let inserted: [ManagedObject]
+    public let updated: [ManagedObject]
+    public let deleted: [ManagedObject]
+    public let refreshed: [ManagedObject]
+    /// For ``ContextNotificationName/didSave``: the IDs of what was saved, to hand to other contexts
+    /// (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``).
+    public let savedChanges: SavedChanges?
+}
+
+/// The object IDs of one save: `Sendable`, so a save in one context can be merged into others.
+public struct SavedChanges: Sendable, Hashable {
+    public var inserted: [ManagedObjectID]
+    public var updated: [ManagedObjectID]
+    public var deleted: [ManagedObjectID]
+}
+
+struct ObserverEntry {
+    let token: Int
+    let name: ContextNotificationName
+    let handler: (ContextNotification) -> Void
+}
+
+extension ManagedObjectContext {
+    /// Calls `handler` for each notification `name` this context posts, while the returned token is kept.
+    public func addObserver(
+        for name: ContextNotificationName, _ handler: @escaping (ContextNotification) -> Void
+    ) -> ObservationToken {
+        let token = nextObserverToken
+        nextObserverToken += 1
+        observers.append(ObserverEntry(token: token, name: name, handler: handler))
+        return ObservationToken { [weak self] in self?.observers.removeAll { $0.token == token } }
+    }
+
+    func post(_ notification: ContextNotification) {
+        for observer in observers where observer.name == notification.name { observer.handler(notification) }
+    }
+
+    func postObjectsDidChange() {
+        guard !event.isEmpty else { return }
+        let changes = event
+        event = EventChanges()
+        post(
+            ContextNotification(
+                name: .objectsDidChange, inserted: changes.inserted.objects, updated: changes.updated.objects,
+                deleted: changes.deleted.objects, refreshed: changes.refreshed.objects, savedChanges: nil))
+    }
+
+    /// Brings another context's save into this one: updated objects take the stored values (keeping this
+    /// context's own changes), deleted ones leave, and the change is announced as objects-did-change.
+    public func mergeChanges(fromContextDidSave changes: SavedChanges) {
+        for id in changes.updated {
+            guard let object = registered[id], !object.isFault || object.hasChanges else {
+                registered[id].map { event.refreshed.insert($0) }
+                continue
+            }
+            if object.hasChanges, let stored = try? persistentStoreCoordinator.snapshot(for: id) {
+                merge(object, with: stored, keepLocalChanges: true)
+            } else {
+                object.turnIntoFault()
+            }
+            event.refreshed.insert(object)
+        }
+        for id in changes.deleted {
+            guard let object = registered.removeValue(forKey: id) else { continue }
+            updated.remove(object)
+            deleted.remove(object)
+            originals[ObjectIdentifier(object)] = nil
+            object.flags.subtract([.changed, .deleted])
+            event.deleted.insert(object)
+        }
+        postObjectsDidChange()
+    }
+}

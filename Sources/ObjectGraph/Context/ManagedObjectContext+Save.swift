@@ -1,0 +1,158 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Saves every unsaved change to the stores, all or nothing.
+    ///
+    /// Runs delete rules, checks every rule of the model and each object's validation (a failure lists every
+    /// problem and changes nothing), gives new objects permanent IDs, resolves optimistic-locking conflicts by the
+    /// ``mergePolicy``, writes all stores at once, then posts did-save. Undo history is kept: undoing after a save
+    /// makes the context dirty again.
+    /// - Throws: ``ContextError``: `validation`, `conflicts` (merge policy ``MergePolicy/error``), or `store`.
+    public func save() throws(ContextError) {
+        processPendingChanges()
+        guard hasChanges else { return }
+        post(
+            ContextNotification(
+                name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
+        for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
+        processPendingChanges()
+
+        let errors = validationErrors()
+        if !errors.isEmpty { throw .validation(errors) }
+
+        let insertedNow = insertedObjects
+        let updatedNow = updatedObjects
+        let deletedNow = deletedObjects
+        let droppedNow = inserted.objects.filter(\.isDeleted)
+        try obtainPermanentIDs(for: insertedNow)
+
+        for attempt in 0..<4 {
+            let changes = SaveChanges(
+                inserted: insertedNow.map { snapshot(of: $0, version: 1) },
+                updated: updatedNow.map { (snapshot(of: $0, version: 0), expectedVersion($0)) },
+                deleted: deletedNow.map { ($0.objectID, expectedVersion($0)) })
+            let conflicts: [SaveConflict]
+            do {
+                conflicts = try persistentStoreCoordinator.save(changes)
+            } catch {
+                throw .store(error)
+            }
+            if conflicts.isEmpty { break }
+            if mergePolicy == .error || attempt == 3 { throw .conflicts(conflicts) }
+            resolve(conflicts)
+        }
+
+        for object in insertedNow {
+            object.flags.remove(.inserted)
+            object.storeVersion = 1
+        }
+        for object in updatedNow {
+            object.storeVersion = expectedVersion(object) + 1
+            object.flags.remove(.changed)
+        }
+        for object in deletedNow + droppedNow {
+            registered[object.objectID] = nil
+            object.flags.subtract([.deleted, .inserted, .changed])
+        }
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        originals.removeAll()
+        for object in insertedNow + updatedNow + deletedNow { object.didSave() }
+        post(
+            ContextNotification(
+                name: .didSave, inserted: insertedNow, updated: updatedNow, deleted: deletedNow, refreshed: [],
+                savedChanges: SavedChanges(
+                    inserted: insertedNow.map(\.objectID), updated: updatedNow.map(\.objectID),
+                    deleted: deletedNow.map(\.objectID))))
+    }
+
+    /// Gives inserted objects permanent IDs now (Core Data's `obtainPermanentIDs(for:)`).
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
+        let pending = objects.filter(\.objectID.isTemporary)
+        guard !pending.isEmpty else { return }
+        let ids: [ManagedObjectID]
+        do {
+            ids = try persistentStoreCoordinator.obtainPermanentIDs(
+                for: pending.map { ($0.entity.name, assignedStores[ObjectIdentifier($0)]) })
+        } catch {
+            throw .store(error)
+        }
+        for (object, id) in zip(pending, ids) {
+            registered[object.objectID] = nil
+            object.objectID = id
+            registered[id] = object
+            assignedStores[ObjectIdentifier(object)] = nil
+        }
+    }
+
+    private func expectedVersion(_ object: ManagedObject) -> Int64 {
+        originals[ObjectIdentifier(object)]?.version ?? object.storeVersion
+    }
+
+    /// The object's current state as a snapshot (transient properties left out).
+    func snapshot(of object: ManagedObject, version: Int64) -> ObjectSnapshot {
+        let layout = object.entity
+        var snapshot = ObjectSnapshot(objectID: object.objectID, version: version)
+        for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            let value = object.attributeValue(at: i)
+            if !value.isNull { snapshot.attributes[attribute.name] = value }
+        }
+        for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
+            if relationship.isToMany {
+                snapshot.toMany[relationship.name] = object.toManyObjects(at: i).filter { !$0.isDeleted }.map(
+                    \.objectID)
+            } else {
+                let destination = object.toOneObject(at: i)
+                snapshot.toOne[relationship.name] = destination?.isDeleted == false ? destination!.objectID : nil
+            }
+        }
+        return snapshot
+    }
+
+    /// Applies the merge policy to conflicting objects so that the next save attempt can succeed.
+    private func resolve(_ conflicts: [SaveConflict]) {
+        for conflict in conflicts {
+            guard let object = registered[conflict.objectID] else { continue }
+            guard let stored = conflict.storedSnapshot else {
+                // Deleted in the store: nothing to update any more.
+                updated.remove(object)
+                deleted.remove(object)
+                object.flags.subtract([.changed, .deleted])
+                originals[ObjectIdentifier(object)] = nil
+                registered[conflict.objectID] = nil
+                continue
+            }
+            switch mergePolicy {
+            case .error:
+                break
+            case .rollback:
+                merge(object, with: stored, keepLocalChanges: false)
+            case .objectTrumps:
+                merge(object, with: stored, keepLocalChanges: true)
+            case .storeTrumps:
+                let mine = captureState(object)
+                let original = originals[ObjectIdentifier(object)] ?? mine
+                merge(object, with: stored, keepLocalChanges: true)
+                // Where the store changed a property too, its value wins.
+                let reference = ManagedObject(layout: object.entity, objectID: object.objectID)
+                reference.fill(from: stored)
+                let layout = object.entity
+                for i in layout.attributes.indices where !layout.attributes[i].isTransient {
+                    let storeValue = reference.storage!.value(i, layout: layout)
+                    if storeValue != original.attributes[i] { object.storage!.set(i, storeValue, layout: layout) }
+                }
+                didChange(object)
+            case .overwrite:
+                var state = originals[ObjectIdentifier(object)] ?? captureState(object)
+                state.version = stored.version
+                originals[ObjectIdentifier(object)] = state
+                object.storeVersion = stored.version
+            }
+            if object.isDeleted, var state = originals[ObjectIdentifier(object)] {
+                state.version = stored.version
+                originals[ObjectIdentifier(object)] = state
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Every failure of the model's rules and the objects' own validation for the pending save.
+    func validationErrors() -> [ObjectValidationError] {
+        var errors: [ObjectValidationError] = []
+        for object in insertedObjects {
+            errors += Self.modelRuleErrors(object)
+            do { try object.validateForInsert() } catch { errors.append(error) }
+        }
+        for object in updatedObjects {
+            errors += Self.modelRuleErrors(object)
+            do { try object.validateForUpdate() } catch { errors.append(error) }
+        }
+        for object in deletedObjects {
+            errors += Self.denyErrors(object)
+            do { try object.validateForDelete() } catch { errors.append(error) }
+        }
+        return errors
+    }
+
+    /// Required values, bounds, lengths, patterns, relationship counts, and the object's per-key validators.
+    static func modelRuleErrors(_ object: ManagedObject) -> [ObjectValidationError] {
+        var errors: [ObjectValidationError] = []
+        let layout = object.entity
+        func fail(_ code: ObjectValidationError.Code, _ key: String, _ message: String) {
+            errors.append(
+                ObjectValidationError(code, entityName: layout.name, key: key, objectID: object.objectID, message))
+        }
+        for (i, attribute) in layout.attributes.enumerated() {
+            let value = object.attributeValue(at: i)
+            let key = attribute.name
+            if value.isNull {
+                if !attribute.isOptional && !attribute.isTransient && attribute.derivationExpression == nil {
+                    fail(.required, key, "a value is required")
+                }
+            } else {
+                let rules = attribute.validation
+                if let minimum = rules.minimumValue,
+                    let o = ValueComparison.order(PredicateValue(value), PredicateValue(minimum)),
+                    o == .orderedAscending
+                {
+                    fail(.belowMinimum, key, "\(value.literalText) is less than the minimum \(minimum.literalText)")
+                }
+                if let maximum = rules.maximumValue,
+                    let o = ValueComparison.order(PredicateValue(value), PredicateValue(maximum)),
+                    o == .orderedDescending
+                {
+                    fail(.aboveMaximum, key, "\(value.literalText) is more than the maximum \(maximum.literalText)")
+                }
+                if case .string(let s) = value {
+                    if let minimum = rules.minimumLength, s.count < minimum {
+                        fail(.tooShort, key, "\"\(s)\" is shorter than \(minimum) characters")
+                    }
+                    if let maximum = rules.maximumLength, s.count > maximum {
+                        fail(.tooLong, key, "\"\(s)\" is longer than \(maximum) characters")
+                    }
+                    if let pattern = rules.regularExpression, !ValueComparison.matches(s, pattern, []) {
+                        fail(.patternMismatch, key, "\"\(s)\" does not match /\(pattern)/")
+                    }
+                }
+            }
+            do { try object.validateValue(PredicateValue(value), forKey: key) } catch { errors.append(error) }
+        }
+        for (i, relationship) in layout.relationships.enumerated() {
+            let key = relationship.name
+            if relationship.isToMany {
+                let count = object.toManyObjects(at: i).filter { !$0.isDeleted }.count
+                if count < relationship.minCount {
+                    fail(.tooFewObjects, key, "\(count) object(s); at least \(relationship.minCount) required")
+                }
+                if relationship.maxCount > 0, count > relationship.maxCount {
+                    fail(.tooManyObjects, key, "\(count) objects; at most \(relationship.maxCount) allowed")
+                }
+                do {
+                    try object.validateValue(
+                        .collection(object.toManyObjects(at: i).map { .object($0) }, ordered: relationship.isOrdered),
+                        forKey: key)
+                } catch { errors.append(error) }
+            } else {
+                let destination = object.toOneObject(at: i)
+                if (destination == nil || destination!.isDeleted) && !relationship.isOptional
+                    && !relationship.isTransient
+                {
+                    fail(.required, key, "a destination object is required")
+                }
+                do { try object.validateValue(destination.map { .object($0) } ?? .null, forKey: key) } catch {
+                    errors.append(error)
+                }
+            }
+        }
+        return errors
+    }
+
+    /// Deny rules: a deleted object may not leave destinations behind on a Deny relationship.
+    static func denyErrors(_ object: ManagedObject) -> [ObjectValidationError] {
+        var errors: [ObjectValidationError] = []
+        for (i, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+            let remaining =
+                relationship.isToMany
+                ? object.toManyObjects(at: i).filter { !$0.isDeleted }
+                : object.toOneObject(at: i).map { $0.isDeleted ? [] : [$0] } ?? []
+            if !remaining.isEmpty {
+                errors.append(
+                    ObjectValidationError(
+                        .deleteDenied, entityName: object.entity.name, key: relationship.name,
+                        objectID: object.objectID,
+                        "cannot delete: '\(relationship.name)' still has \(remaining.count) object(s) and its rule is Deny"
+                    ))
+            }
+        }
+        return errors
+    }
+}

@@ -1,0 +1,419 @@
+import Foundation
+
+/// A scratch pad of managed objects over a coordinator: it inserts, fetches, changes and deletes objects, tracks
+/// every change, undoes and redoes them, validates and saves them, and tells observers what changed.
+///
+/// **Isolation.** A context and its objects belong to one isolation domain (a thread, a task, an actor): create the
+/// context there and use it only there — the compiler enforces this, as contexts and objects are not `Sendable`.
+/// Only ``ManagedObjectID``s, ``ObjectSnapshot``s and ``SavedChanges`` cross between domains; the coordinator is
+/// shared. For background work, ``perform(with:_:)`` runs a closure with a fresh private context.
+public final class ManagedObjectContext {
+    /// The coordinator the context reads from and saves to.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The undo manager; `nil` turns undo off (and saves the cost of recording).
+    public var undoManager: UndoManager? = UndoManager()
+    /// What a save does about optimistic-locking conflicts.
+    public var mergePolicy: MergePolicy = .error
+    /// A name for messages and debugging.
+    public var name: String?
+
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var inserted = ObjectList()
+    var updated = ObjectList()
+    var deleted = ObjectList()
+    var originals: [ObjectIdentifier: OriginalState] = [:]
+    var pendingDeletes: [ManagedObject] = []
+    var assignedStores: [ObjectIdentifier: String] = [:]
+    var event = EventChanges()
+    var observers: [ObserverEntry] = []
+    var nextObserverToken = 1
+    var isMerging = false
+
+    /// Changes since the last objects-did-change notification.
+    struct EventChanges {
+        var inserted = ObjectList()
+        var updated = ObjectList()
+        var deleted = ObjectList()
+        var refreshed = ObjectList()
+        var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty }
+    }
+
+    /// Creates a context over a coordinator.
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.persistentStoreCoordinator = coordinator
+    }
+
+    deinit {
+        for object in registered.values { object.tearDown() }
+        for object in inserted.objects { object.tearDown() }
+    }
+
+    /// The model.
+    public var model: ManagedObjectModel { persistentStoreCoordinator.model }
+
+    /// Runs `body` with a new context over `coordinator`, in the caller's isolation domain, and returns its
+    /// (`Sendable`) result: the way to do background work — call it from a background task.
+    public static func perform<T: Sendable>(
+        with coordinator: PersistentStoreCoordinator, _ body: (ManagedObjectContext) throws -> T
+    ) rethrows -> T {
+        try body(ManagedObjectContext(coordinator: coordinator))
+    }
+
+    /// Runs `body` with this context (Core Data's `performAndWait`); contexts are confined, so this is a plain call.
+    public func perform<T>(_ body: () throws -> T) rethrows -> T {
+        try body()
+    }
+
+    // MARK: - Change sets
+
+    /// Objects inserted and not yet saved.
+    public var insertedObjects: [ManagedObject] { inserted.objects.filter { !$0.isDeleted } }
+    /// Saved objects with unsaved changes.
+    public var updatedObjects: [ManagedObject] { updated.objects.filter { !$0.isDeleted } }
+    /// Objects deleted and not yet saved (objects inserted and deleted before a save are left out).
+    public var deletedObjects: [ManagedObject] { deleted.objects.filter { !$0.isInserted } }
+    /// Every object the context knows, by ID.
+    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+
+    /// Whether there are unsaved changes.
+    public var hasChanges: Bool {
+        !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !pendingDeletes.isEmpty
+    }
+
+    // MARK: - Lookup
+
+    /// The registered object for an ID, if the context has one.
+    public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
+        registered[id]
+    }
+
+    /// The object for an ID: the registered one, or a new fault (which may fail to fire if the object no longer
+    /// exists).
+    public func object(with id: ManagedObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
+        let layout = model.layout(of: id.entityName) ?? model.layout(of: model.entities[0].name)!
+        let type = persistentStoreCoordinator.objectClass(forEntityName: id.entityName)
+        let object = type.init(layout: layout, objectID: id)
+        object.managedObjectContext = self
+        registered[id] = object
+        return object
+    }
+
+    /// The object for an ID, loaded, or an error when it does not exist.
+    public func existingObject(with id: ManagedObjectID) throws(ContextError) -> ManagedObject {
+        if let object = registered[id], !object.isFault { return object }
+        let snapshot: ObjectSnapshot?
+        do {
+            snapshot = try persistentStoreCoordinator.snapshot(for: id)
+        } catch {
+            throw .store(error)
+        }
+        guard let snapshot else { throw .object(ObjectGraphError(.objectNotFound, "no object \(id)")) }
+        let object = self.object(with: id)
+        if object.isFault {
+            object.fill(from: snapshot)
+            object.awakeFromFetch()
+        }
+        return object
+    }
+
+    /// Loads a fault's values from the coordinator (row cache or store).
+    func fulfillFault(_ object: ManagedObject) {
+        guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
+        object.fill(from: snapshot)
+        object.awakeFromFetch()
+    }
+
+    // MARK: - Inserting and deleting
+
+    /// Inserts a new object of an entity, with the model's default values, and calls its `awakeFromInsert()`.
+    /// - Throws: ``ObjectGraphError`` for an unknown or abstract entity.
+    @discardableResult
+    public func insertNewObject(forEntityName name: String) throws(ObjectGraphError) -> ManagedObject {
+        try insert(ManagedObject.self, entityName: name)
+    }
+
+    /// Inserts a new object of a subclass registered for (or compatible with) an entity.
+    @discardableResult
+    public func insert<T: ManagedObject>(_ type: T.Type, entityName name: String) throws(ObjectGraphError) -> T {
+        guard let layout = model.layout(of: name) else {
+            throw ObjectGraphError(.unknownEntity, "the model has no entity '\(name)'")
+        }
+        guard !layout.entity.isAbstract else {
+            throw ObjectGraphError(.abstractEntity, "'\(name)' is abstract: insert one of its sub-entities")
+        }
+        let registeredType = persistentStoreCoordinator.objectClass(forEntityName: name)
+        let objectType: ManagedObject.Type = registeredType is T.Type ? registeredType : type
+        guard let object = objectType.init(layout: layout, objectID: ManagedObjectID(temporaryFor: name)) as? T else {
+            throw ObjectGraphError(.wrongValueType, "the class registered for '\(name)' is not a \(T.self)")
+        }
+        object.managedObjectContext = self
+        object.fireFault()
+        for (i, attribute) in layout.attributes.enumerated() where !attribute.defaultValue.isNull {
+            object.storage!.set(i, attribute.defaultValue, layout: layout)
+        }
+        for i in layout.relationships.indices {
+            object.relationshipSlots[i] = layout.relationships[i].isToMany ? .toMany(ObjectCollection()) : .toOne(nil)
+        }
+        register(inserted: object)
+        object.awakeFromInsert()
+        return object
+    }
+
+    private func register(inserted object: ManagedObject) {
+        registered[object.objectID] = object
+        object.flags.insert(.inserted)
+        object.managedObjectContext = self
+        inserted.insert(object)
+        event.inserted.insert(object)
+        registerUndo(self) { context in context.undoInsert(object) }
+    }
+
+    /// Undoes an insert: an unsaved object leaves the context; a saved one is deleted.
+    private func undoInsert(_ object: ManagedObject) {
+        guard object.isInserted else {
+            delete(object, propagate: false)
+            return
+        }
+        registered[object.objectID] = nil
+        inserted.remove(object)
+        event.inserted.remove(object)
+        object.flags.remove(.inserted)
+        registerUndo(self) { context in context.register(inserted: object) }
+    }
+
+    /// Deletes an object. Delete rules run at the end of the event (``processPendingChanges()``); the store forgets
+    /// the object at save. Undoable.
+    public func delete(_ object: ManagedObject) {
+        delete(object, propagate: true)
+    }
+
+    func delete(_ object: ManagedObject, propagate: Bool) {
+        guard !object.isDeleted else { return }
+        precondition(object.managedObjectContext === self, "\(object) belongs to another context")
+        object.fireFault()
+        willChange(object)
+        object.flags.insert(.deleted)
+        if registered[object.objectID] == nil { registered[object.objectID] = object }
+        deleted.insert(object)
+        updated.remove(object)
+        event.deleted.insert(object)
+        if propagate { pendingDeletes.append(object) }
+        registerUndo(self) { context in context.undelete(object) }
+    }
+
+    private func undelete(_ object: ManagedObject) {
+        guard object.isDeleted else {
+            // The deletion was saved: the object comes back as a new insert with its old key.
+            register(inserted: object)
+            return
+        }
+        object.flags.remove(.deleted)
+        deleted.remove(object)
+        event.deleted.remove(object)
+        pendingDeletes.removeAll { $0 === object }
+        didChange(object)
+        registerUndo(self) { context in context.delete(object, propagate: false) }
+    }
+
+    /// Chooses the store a new object is saved to (when several stores hold its entity).
+    public func assign(_ object: ManagedObject, to store: any PersistentStore) {
+        assignedStores[ObjectIdentifier(object)] = store.identifier
+    }
+
+    // MARK: - Change tracking (called by objects)
+
+    /// Records an object's state before its first unsaved change.
+    func willChange(_ object: ManagedObject) {
+        guard !object.isInserted, originals[ObjectIdentifier(object)] == nil, object.storage != nil else { return }
+        originals[ObjectIdentifier(object)] = captureState(object)
+    }
+
+    func captureState(_ object: ManagedObject) -> OriginalState {
+        let layout = object.entity
+        return OriginalState(
+            attributes: layout.attributes.indices.map { object.storage!.value($0, layout: layout) },
+            relationships: layout.relationships.indices.map { object.relationshipIDs($0) },
+            version: object.storeVersion)
+    }
+
+    /// Updates the object's place in the change sets after a change.
+    func didChange(_ object: ManagedObject) {
+        if object.isInserted || object.isDeleted { return }
+        guard let original = originals[ObjectIdentifier(object)] else { return }
+        if differs(object, from: original) {
+            if !object.flags.contains(.changed) {
+                object.flags.insert(.changed)
+                updated.insert(object)
+            }
+            event.updated.insert(object)
+        } else if object.flags.contains(.changed) {
+            object.flags.remove(.changed)
+            updated.remove(object)
+            originals[ObjectIdentifier(object)] = nil
+            event.updated.insert(object)
+        }
+    }
+
+    func differs(_ object: ManagedObject, from original: OriginalState) -> Bool {
+        let layout = object.entity
+        for i in layout.attributes.indices where object.storage!.value(i, layout: layout) != original.attributes[i] {
+            return true
+        }
+        for i in layout.relationships.indices {
+            let now = object.relationshipIDs(i)
+            let then = original.relationships[i]
+            if layout.relationships[i].isOrdered ? now != then : Set(now) != Set(then) { return true }
+        }
+        return false
+    }
+
+    /// Registers an undo action for a change to `target`.
+    func registerUndo<Target: AnyObject>(_ target: Target, _ handler: @escaping (Target) -> Void) {
+        guard let undoManager, !isMerging else { return }
+        undoManager.registerUndo(withTarget: target, handler: handler)
+    }
+
+    // MARK: - Events
+
+    /// Ends the current event: runs delete rules for objects deleted since the last call, closes the undo group of
+    /// the event, and posts one objects-did-change notification for everything that changed.
+    public func processPendingChanges() {
+        while !pendingDeletes.isEmpty {
+            let object = pendingDeletes.removeFirst()
+            object.prepareForDeletion()
+            applyDeleteRules(object)
+        }
+        undoManager?.endEvent()
+        postObjectsDidChange()
+    }
+
+    private func applyDeleteRules(_ object: ManagedObject) {
+        for (i, relationship) in object.entity.relationships.enumerated() {
+            let destinations: [ManagedObject] =
+                relationship.isToMany ? object.toManyObjects(at: i) : object.toOneObject(at: i).map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .nullify:
+                for destination in destinations {
+                    if let inverse = object.inverseIndex(of: i, in: destination) {
+                        destination.detach(object, from: inverse)
+                    }
+                }
+            case .cascade:
+                for destination in destinations where !destination.isDeleted { delete(destination) }
+            case .deny, .noAction:
+                break
+            }
+        }
+    }
+
+    // MARK: - Undo
+
+    /// Undoes the last event's changes (ending the current event first).
+    public func undo() {
+        processPendingChanges()
+        undoManager?.undo()
+        processPendingChanges()
+    }
+
+    /// Redoes the last undone event.
+    public func redo() {
+        processPendingChanges()
+        undoManager?.redo()
+        processPendingChanges()
+    }
+
+    // MARK: - Rollback, reset, refresh
+
+    /// Discards every unsaved change: inserted objects leave, deleted ones come back, changed ones return to their
+    /// stored values. Clears undo.
+    public func rollback() {
+        undoManager?.removeAllActions()
+        pendingDeletes.removeAll()
+        for object in inserted.objects {
+            registered[object.objectID] = nil
+            object.tearDown()
+        }
+        for object in deleted.objects + updated.objects where !object.isInserted {
+            object.flags.subtract([.deleted, .changed])
+            object.turnIntoFault()
+            event.refreshed.insert(object)
+        }
+        for (id, object) in registered where object.flags.contains(.tornDown) { registered[id] = nil }
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        originals.removeAll()
+        event.inserted.removeAll()
+        event.updated.removeAll()
+        event.deleted.removeAll()
+        postObjectsDidChange()
+    }
+
+    /// Forgets every object (they become unusable) and clears undo.
+    public func reset() {
+        undoManager?.removeAllActions()
+        for object in registered.values { object.tearDown() }
+        for object in inserted.objects { object.tearDown() }
+        registered.removeAll()
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        originals.removeAll()
+        pendingDeletes.removeAll()
+        assignedStores.removeAll()
+        event = EventChanges()
+    }
+
+    /// Re-reads an object from its store. Without `mergeChanges` its unsaved changes are discarded and it becomes a
+    /// fault; with it, stored values replace the properties this context did not change.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard !object.isInserted, object.managedObjectContext === self else { return }
+        if !mergeChanges || !object.hasChanges {
+            object.flags.subtract([.changed])
+            updated.remove(object)
+            originals[ObjectIdentifier(object)] = nil
+            object.turnIntoFault()
+            event.refreshed.insert(object)
+            return
+        }
+        guard let stored = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
+        merge(object, with: stored, keepLocalChanges: true)
+        event.refreshed.insert(object)
+    }
+
+    /// Brings stored values into a changed object: properties this context changed keep their values when
+    /// `keepLocalChanges`, the others take the stored ones; the stored state becomes the object's new original.
+    func merge(_ object: ManagedObject, with stored: ObjectSnapshot, keepLocalChanges: Bool) {
+        let layout = object.entity
+        let original = originals[ObjectIdentifier(object)] ?? captureState(object)
+        let saved = (isMerging, undoManager)
+        isMerging = true
+        defer { isMerging = saved.0 }
+        for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            let local = object.storage!.value(i, layout: layout)
+            let changedHere = local != original.attributes[i]
+            if !(keepLocalChanges && changedHere) {
+                let value = (try? stored[attribute: attribute.name].converted(to: attribute.type)) ?? .null
+                object.storage!.set(i, value, layout: layout)
+            }
+        }
+        for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
+            let changedHere = object.relationshipIDs(i) != original.relationships[i]
+            if !(keepLocalChanges && changedHere) {
+                object.relationshipSlots[i] =
+                    relationship.isToMany
+                    ? .unresolvedToMany(stored.toMany[relationship.name] ?? [])
+                    : .unresolvedToOne(stored.toOne[relationship.name] ?? nil)
+            }
+        }
+        object.storeVersion = stored.version
+        let reference = ManagedObject(layout: layout, objectID: object.objectID)
+        reference.fill(from: stored)
+        originals[ObjectIdentifier(object)] = OriginalState(
+            attributes: layout.attributes.indices.map { reference.storage!.value($0, layout: layout) },
+            relationships: layout.relationships.indices.map { reference.relationshipIDs($0) },
+            version: stored.version)
+        didChange(object)
+    }
+}

@@ -1,0 +1,148 @@
+public import Foundation
+
+/// A property-list value in store metadata (`NSStoreUUID`, `NSStoreModelVersionHashes`, app keys…).
+public indirect enum MetadataValue: Sendable, Hashable {
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case boolean(Bool)
+    case date(Date)
+    case data(Data)
+    case array([MetadataValue])
+    case dictionary([String: MetadataValue])
+}
+
+/// Where and how a store is opened: what `addPersistentStore` passes to a store type's factory.
+public struct StoreDescription: Sendable, Hashable {
+    /// The store type name (`"XML"`, `"Binary"`, `"SQLite"`, `"InMemory"` or one registered by an app).
+    public var type: String
+    /// The file, for stores that have one.
+    public var url: URL?
+    /// The configuration whose entities the store holds; `nil` for all.
+    public var configurationName: String?
+    /// Options (e.g. `"readOnly": "YES"`).
+    public var options: [String: String]
+
+    public init(type: String, url: URL? = nil, configurationName: String? = nil, options: [String: String] = [:]) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+    }
+
+    /// Whether the store is opened read-only.
+    public var isReadOnly: Bool { options["readOnly"] == "YES" }
+}
+
+/// A failure of a store or of the coordinator.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// The file does not exist.
+        case notFound
+        /// The file is not a store of this type, or is damaged.
+        case corrupt
+        /// The store type is not registered, or cannot do what was asked.
+        case unsupported
+        /// Reading or writing failed.
+        case io
+        /// The store is read-only.
+        case readOnly
+        /// The store's model does not match.
+        case incompatibleModel
+        /// An object changed in the store since it was fetched (optimistic locking).
+        case conflict
+    }
+
+    public var code: Code
+    /// The file involved, if any.
+    public var path: String?
+    /// What went wrong.
+    public var message: String
+
+    public init(_ code: Code, path: String? = nil, _ message: String) {
+        self.code = code
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { path.map { "\($0): \(message)" } ?? message }
+}
+
+/// What every store offers the coordinator.
+///
+/// Stores are used only under the coordinator's lock, one call at a time; implementations that keep mutable state
+/// declare `@unchecked Sendable` on that basis.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// How the store was opened.
+    var description: StoreDescription { get }
+    /// The store's UUID, which appears in object ID URIs.
+    var identifier: String { get }
+    /// The store's metadata.
+    var metadata: [String: MetadataValue] { get set }
+}
+
+/// A commit-or-abandon handle for one store's part of a save, so that a save across several stores is all or
+/// nothing: every store prepares (writes a temporary file), then every store commits (renames it into place).
+public protocol StoreTransaction {
+    /// Makes the prepared changes permanent.
+    func commit() throws(StoreError)
+    /// Abandons the prepared changes.
+    func rollback()
+}
+
+/// Everything an atomic store holds.
+public struct AtomicStoreContents: Sendable {
+    /// The store's UUID.
+    public var identifier: String
+    /// The metadata.
+    public var metadata: [String: MetadataValue]
+    /// Every object.
+    public var snapshots: [ObjectSnapshot]
+
+    public init(identifier: String, metadata: [String: MetadataValue] = [:], snapshots: [ObjectSnapshot] = []) {
+        self.identifier = identifier
+        self.metadata = metadata
+        self.snapshots = snapshots
+    }
+}
+
+/// A store that reads its whole graph at once and writes it whole on every save (XML, binary, in-memory).
+public protocol AtomicStore: PersistentStore {
+    /// Reads every object. Called once, when the store is added.
+    func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents
+    /// Prepares writing the whole store (e.g. to a temporary file beside the real one); the coordinator commits
+    /// once every store of the save has prepared.
+    func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+}
+
+/// Changes for one incremental store, as the coordinator hands them over at save.
+public struct IncrementalSaveRequest: Sendable {
+    public var inserted: [ObjectSnapshot]
+    public var updated: [ObjectSnapshot]
+    public var deleted: [ManagedObjectID]
+}
+
+/// A store that fetches on demand and saves changes row by row (SQLite).
+public protocol IncrementalStore: PersistentStore {
+    /// Opens the store; called once, when it is added.
+    func load(model: ManagedObjectModel) throws(StoreError)
+    /// The IDs of the objects of `entityNames` that match the request's predicate, in the request's order
+    /// (without offset and limit: the coordinator applies them after merging stores and pending changes).
+    func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID]
+    /// The stored state of objects (missing ones are left out).
+    func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot]
+    /// The current version of an object, for optimistic locking; `nil` when it no longer exists.
+    func version(of id: ManagedObjectID) throws(StoreError) -> Int64?
+    /// New keys for objects of a hierarchy root.
+    func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64]
+    /// Prepares a save in one transaction.
+    func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction
+}
+
+/// A transaction with nothing to do (stores that keep everything in memory).
+public struct CompletedTransaction: StoreTransaction {
+    public init() {}
+    public func commit() throws(StoreError) {}
+    public func rollback() {}
+}

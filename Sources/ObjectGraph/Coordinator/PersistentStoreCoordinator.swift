@@ -1,0 +1,305 @@
+public import Foundation
+import Synchronization
+
+/// Makes one or more persistent stores look like one: it owns the model, adds and removes stores, routes fetches
+/// to the stores that hold an entity and merges their results, gives new objects their store and permanent ID,
+/// saves changes to every store at once (all or nothing), keeps a row cache, and migrates stores.
+///
+/// The coordinator is safe to share between contexts in different isolation domains: its state sits behind a
+/// mutex and stores are only used under it.
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model of every store.
+    public let model: ManagedObjectModel
+    let state = Mutex(CoordinatorState())
+
+    /// Creates a coordinator for a model.
+    public init(model: ManagedObjectModel) {
+        self.model = model
+    }
+
+    // MARK: - Stores
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] {
+        state.withLock { $0.entries.map(\.store) }
+    }
+
+    /// Adds a store of a registered type.
+    ///
+    /// - Parameters:
+    ///   - type: `"InMemory"`, `"XML"`, `"Binary"`, `"SQLite"` or a type an app registered.
+    ///   - configuration: the configuration whose entities the store holds (`nil`: every entity).
+    ///   - url: the file, for stores that have one.
+    /// - Throws: ``StoreError`` when the type is unknown, the configuration does not exist, or loading fails.
+    @discardableResult
+    public func addPersistentStore(
+        type: String, configuration: String? = nil, url: URL? = nil, options: [String: String] = [:]
+    ) throws(StoreError) -> any PersistentStore {
+        guard let storeType = StoreType.named(type) else {
+            throw StoreError(
+                .unsupported, path: url?.path,
+                "unknown store type '\(type)' (registered: \(StoreType.registeredNames.joined(separator: ", ")))")
+        }
+        guard model.entityNames(inConfiguration: configuration) != nil else {
+            throw StoreError(.unsupported, "the model has no configuration '\(configuration ?? "")'")
+        }
+        let store = try storeType.make(
+            StoreDescription(type: type, url: url, configurationName: configuration, options: options))
+        return try add(store)
+    }
+
+    /// Adds a store object made elsewhere (for store types that are not registered).
+    @discardableResult
+    public func add(_ store: any PersistentStore) throws(StoreError) -> any PersistentStore {
+        let entry = try StoreEntry(store: store, model: model)
+        try state.withLock { (state) throws(StoreError) in
+            if state.entries.contains(where: { $0.store.identifier == store.identifier }) {
+                throw StoreError(
+                    .unsupported, path: store.description.url?.path,
+                    "a store with UUID \(store.identifier) is already added")
+            }
+            state.entries.append(entry)
+        }
+        return store
+    }
+
+    /// Removes a store; objects from it can no longer be fetched or saved.
+    public func removePersistentStore(_ store: any PersistentStore) {
+        state.withLock { state in
+            state.entries.removeAll { $0.store === store }
+            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+        }
+    }
+
+    /// The store with this UUID.
+    public func persistentStore(withIdentifier identifier: String) -> (any PersistentStore)? {
+        state.withLock { $0.entries.first { $0.store.identifier == identifier }?.store }
+    }
+
+    /// The store with this URL.
+    public func persistentStore(for url: URL) -> (any PersistentStore)? {
+        state.withLock {
+            $0.entries.first { $0.store.description.url?.standardizedFileURL == url.standardizedFileURL }?.store
+        }
+    }
+
+    /// Reads a store file's metadata without adding it.
+    /// - Parameter type: the store type; `nil` to detect it from the file.
+    public static func metadataForPersistentStore(
+        ofType type: String? = nil, at url: URL
+    ) throws(StoreError) -> [String: MetadataValue] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError(.notFound, path: url.path, "no such file")
+        }
+        guard let storeType = type.flatMap(StoreType.named) ?? StoreType.detect(at: url) else {
+            throw StoreError(.unsupported, path: url.path, "not a store of any registered type")
+        }
+        guard let read = storeType.readMetadata else {
+            throw StoreError(.unsupported, path: url.path, "store type \(storeType.name) cannot read metadata alone")
+        }
+        return try read(url)
+    }
+
+    /// Registers the class for an entity's objects (instead of the generic ``ManagedObject``).
+    public func registerClass(_ type: ManagedObject.Type, forEntityName name: String) {
+        state.withLock { $0.classes[name] = type }
+    }
+
+    func objectClass(forEntityName name: String) -> ManagedObject.Type {
+        state.withLock { $0.classes[name] } ?? ManagedObject.self
+    }
+
+    /// The object ID a URI stands for, when its store is added and its entity exists.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        guard let id = ManagedObjectID(uriRepresentation: uri), model.entity(named: id.entityName) != nil else {
+            return nil
+        }
+        if id.isTemporary { return id }
+        return persistentStore(withIdentifier: id.storeIdentifier ?? "") == nil ? nil : id
+    }
+
+    // MARK: - Fetching
+
+    /// The stored objects matching a request, merged over every store holding the entity and sorted — without
+    /// offset and limit, which the context applies after merging its unsaved changes.
+    func fetchSnapshots(_ request: FetchRequest) throws(StoreError) -> [ObjectSnapshot] {
+        let entityNames =
+            request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
+        return try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            var results: [ObjectSnapshot] = []
+            let holding = state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
+            for entry in holding {
+                results += try entry.fetch(request, entityNames: entityNames, rowCache: &state.rowCache)
+            }
+            if holding.count > 1, !request.sortDescriptors.isEmpty {
+                let lookupState = state
+                let views = results.map { snapshot in
+                    (snapshot, PredicateValue.object(SnapshotView(snapshot) { id in lookupState.snapshot(id) }))
+                }
+                results = views.enumerated().sorted { a, b in
+                    if request.sortDescriptors.areInIncreasingOrder(a.element.1, b.element.1) { return true }
+                    if request.sortDescriptors.areInIncreasingOrder(b.element.1, a.element.1) { return false }
+                    return a.offset < b.offset
+                }.map(\.element.0)
+            }
+            return results
+        }
+    }
+
+    /// The stored state of one object (row cache first).
+    func snapshot(for id: ManagedObjectID) throws(StoreError) -> ObjectSnapshot? {
+        try state.withLock { (state) throws(StoreError) -> ObjectSnapshot? in
+            if let cached = state.snapshot(id) { return cached }
+            guard let entry = state.entry(for: id), let incremental = entry.store as? any IncrementalStore else {
+                return nil
+            }
+            let found = try incremental.snapshots(for: [id]).first
+            if let found { state.rowCache[id] = found }
+            return found
+        }
+    }
+
+    // MARK: - Saving
+
+    /// Gives new objects permanent IDs in the stores they are assigned to (or the first store holding the entity).
+    func obtainPermanentIDs(
+        for requests: [(entityName: String, store: String?)]
+    ) throws(StoreError) -> [ManagedObjectID] {
+        try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
+            var ids: [ManagedObjectID] = []
+            for request in requests {
+                guard
+                    let entry = request.store.flatMap({ s in state.entries.first { $0.store.identifier == s } })
+                        ?? state.entries.first(where: { $0.entityNames.contains(request.entityName) })
+                else {
+                    throw StoreError(.unsupported, "no store holds entity \(request.entityName); add one first")
+                }
+                let root = model.rootEntity(of: request.entityName)
+                let key = try entry.allocateKey(root: root)
+                ids.append(
+                    ManagedObjectID(
+                        entityName: request.entityName, storeIdentifier: entry.store.identifier, primaryKey: key))
+            }
+            return ids
+        }
+    }
+
+    /// The store a new object of an entity goes to by default.
+    func defaultStore(forEntity name: String) -> String? {
+        state.withLock { $0.entries.first { $0.entityNames.contains(name) }?.store.identifier }
+    }
+
+    /// Saves changes to every store involved, all or nothing.
+    ///
+    /// - Returns: conflicts (objects whose stored version differs from the expected one) instead of saving, when
+    ///   there are any.
+    func save(_ changes: SaveChanges) throws(StoreError) -> [SaveConflict] {
+        try state.withLock { (state) throws(StoreError) -> [SaveConflict] in
+            var conflicts: [SaveConflict] = []
+            for (snapshot, expected) in changes.updated {
+                let current = try state.currentVersion(of: snapshot.objectID)
+                if current != expected {
+                    conflicts.append(
+                        SaveConflict(
+                            objectID: snapshot.objectID, expectedVersion: expected,
+                            storedSnapshot: try state.freshSnapshot(snapshot.objectID)))
+                }
+            }
+            for (id, expected) in changes.deleted {
+                let current = try state.currentVersion(of: id)
+                if current != nil && current != expected {
+                    conflicts.append(
+                        SaveConflict(
+                            objectID: id, expectedVersion: expected, storedSnapshot: try state.freshSnapshot(id)))
+                }
+            }
+            if !conflicts.isEmpty { return conflicts }
+
+            var prepared: [(StoreEntry, any StoreTransaction, () -> Void)] = []
+            do throws(StoreError) {
+                for entry in state.entries {
+                    let identifier = entry.store.identifier
+                    let inserted = changes.inserted.filter { $0.objectID.storeIdentifier == identifier }
+                    let updated = changes.updated.filter { $0.0.objectID.storeIdentifier == identifier }.map {
+                        var s = $0.0
+                        s.version = $0.1 + 1
+                        return s
+                    }
+                    let deleted = changes.deleted.map(\.0).filter { $0.storeIdentifier == identifier }
+                    if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { continue }
+                    if entry.store.description.isReadOnly {
+                        throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")
+                    }
+                    let (transaction, apply) = try entry.prepare(
+                        inserted: inserted, updated: updated, deleted: deleted, model: model)
+                    prepared.append((entry, transaction, apply))
+                }
+            } catch {
+                for (_, transaction, _) in prepared { transaction.rollback() }
+                throw error
+            }
+            for (_, transaction, apply) in prepared {
+                try transaction.commit()
+                apply()
+            }
+            for snapshot in changes.inserted + changes.updated.map(\.0) { state.rowCache[snapshot.objectID] = nil }
+            for (id, _) in changes.deleted { state.rowCache[id] = nil }
+            return []
+        }
+    }
+
+    // MARK: - Migration
+
+    /// Writes every object of `store` to a new store of `type` at `url` and puts the new store in its place (same
+    /// UUID, so object IDs stay valid).
+    @discardableResult
+    public func migratePersistentStore(
+        _ store: any PersistentStore, to url: URL, type: String, options: [String: String] = [:]
+    ) throws(StoreError) -> any PersistentStore {
+        guard let storeType = StoreType.named(type) else {
+            throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
+        }
+        let snapshots = try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            guard let entry = state.entries.first(where: { $0.store === store }) else {
+                throw StoreError(.unsupported, "the store is not added to this coordinator")
+            }
+            return try entry.allSnapshots(model: model)
+        }
+        var newOptions = options
+        newOptions["storeIdentifier"] = store.identifier
+        let target = try storeType.make(
+            StoreDescription(
+                type: type, url: url, configurationName: store.description.configurationName, options: newOptions))
+        target.metadata = store.metadata
+        let entry = try StoreEntry(store: target, model: model)
+        let (transaction, apply) = try entry.prepare(inserted: snapshots, updated: [], deleted: [], model: model)
+        try transaction.commit()
+        apply()
+        state.withLock { state in
+            if let i = state.entries.firstIndex(where: { $0.store === store }) {
+                state.entries[i] = entry
+            } else {
+                state.entries.append(entry)
+            }
+        }
+        return target
+    }
+}
+
+/// Changes the context hands to the coordinator at save: new objects with permanent IDs, changed objects with the
+/// version they were read at, deleted objects with their version.
+struct SaveChanges {
+    var inserted: [ObjectSnapshot] = []
+    var updated: [(ObjectSnapshot, Int64)] = []
+    var deleted: [(ManagedObjectID, Int64)] = []
+}
+
+/// An object that changed in its store since the context read it.
+public struct SaveConflict: Sendable {
+    /// The object.
+    public var objectID: ManagedObjectID
+    /// The version the context read.
+    public var expectedVersion: Int64
+    /// What the store holds now (`nil` when the object was deleted there).
+    public var storedSnapshot: ObjectSnapshot?
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// The coordinator's mutable state, only touched under its mutex.
+struct CoordinatorState {
+    var entries: [StoreEntry] = []
+    var classes: [String: ManagedObject.Type] = [:]
+    /// Snapshots read from incremental stores, so a fault can fire without asking the store again.
+    var rowCache: [ManagedObjectID: ObjectSnapshot] = [:]
+
+    func entry(for id: ManagedObjectID) -> StoreEntry? {
+        entries.first { $0.store.identifier == id.storeIdentifier }
+    }
+
+    /// A snapshot from an atomic store's contents or from the row cache.
+    func snapshot(_ id: ManagedObjectID) -> ObjectSnapshot? {
+        if let cached = rowCache[id] { return cached }
+        return entry(for: id)?.objects[id]
+    }
+
+    /// The version the store holds now (bypassing the row cache).
+    func currentVersion(of id: ManagedObjectID) throws(StoreError) -> Int64? {
+        guard let entry = entry(for: id) else { return nil }
+        if let incremental = entry.store as? any IncrementalStore { return try incremental.version(of: id) }
+        return entry.objects[id]?.version
+    }
+
+    func freshSnapshot(_ id: ManagedObjectID) throws(StoreError) -> ObjectSnapshot? {
+        guard let entry = entry(for: id) else { return nil }
+        if let incremental = entry.store as? any IncrementalStore { return try incremental.snapshots(for: [id]).first }
+        return entry.objects[id]
+    }
+}
+
+/// One added store and, for atomic stores, its whole contents.
+///
+/// `@unchecked Sendable`: entries live inside the coordinator's mutex and are only used under it.
+final class StoreEntry: @unchecked Sendable {
+    let store: any PersistentStore
+    let entityNames: Set<String>
+    /// Every object of an atomic store, by ID.
+    var objects: [ManagedObjectID: ObjectSnapshot] = [:]
+    /// The highest key used per hierarchy root (atomic stores).
+    var maxKeys: [String: Int64] = [:]
+    let rootOf: [String: String]
+
+    init(store: any PersistentStore, model: ManagedObjectModel) throws(StoreError) {
+        self.store = store
+        entityNames = Set(model.entityNames(inConfiguration: store.description.configurationName) ?? [])
+        rootOf = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, model.rootEntity(of: $0.name)) })
+        if let atomic = store as? any AtomicStore {
+            let contents = try atomic.load(model: model)
+            store.metadata = contents.metadata
+            for snapshot in contents.snapshots {
+                objects[snapshot.objectID] = snapshot
+                let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
+                maxKeys[root] = max(maxKeys[root] ?? 0, snapshot.objectID.primaryKey)
+            }
+        } else if let incremental = store as? any IncrementalStore {
+            try incremental.load(model: model)
+        } else {
+            throw StoreError(.unsupported, "a store must be an AtomicStore or an IncrementalStore")
+        }
+    }
+
+    func allocateKey(root: String) throws(StoreError) -> Int64 {
+        if let incremental = store as? any IncrementalStore {
+            guard let key = try incremental.allocatePrimaryKeys(forRoot: root, count: 1).first else {
+                throw StoreError(.io, "the store allocated no key")
+            }
+            return key
+        }
+        let key = (maxKeys[root] ?? 0) + 1
+        maxKeys[root] = key
+        return key
+    }
+
+    func fetch(
+        _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot]
+    ) throws(StoreError) -> [ObjectSnapshot] {
+        if let incremental = store as? any IncrementalStore {
+            let ids = try incremental.objectIDs(
+                for: request, entityNames: entityNames.filter(self.entityNames.contains))
+            let missing = ids.filter { rowCache[$0] == nil }
+            for snapshot in try incremental.snapshots(for: missing) { rowCache[snapshot.objectID] = snapshot }
+            return ids.compactMap { rowCache[$0] }
+        }
+        let kinds = Set(entityNames)
+        var candidates = objects.values.filter { kinds.contains($0.objectID.entityName) }
+        candidates.sort {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+        guard request.predicate != nil || !request.sortDescriptors.isEmpty else { return candidates }
+        let lookup: (ManagedObjectID) -> ObjectSnapshot? = { [objects] id in objects[id] }
+        var unbounded = request
+        unbounded.fetchLimit = 0
+        unbounded.fetchOffset = 0
+        unbounded.resultType = .managedObject
+        let views = candidates.map { PredicateValue.object(SnapshotView($0, lookup: lookup)) }
+        let result: FetchResult
+        do {
+            result = try InMemoryFetch.execute(unbounded, over: views)
+        } catch {
+            throw StoreError(.unsupported, "cannot evaluate the fetch: \(error.message)")
+        }
+        guard case .objects(let matched) = result else { return [] }
+        return matched.compactMap {
+            if case .object(let view as SnapshotView) = $0 { return view.snapshot }
+            return nil
+        }
+    }
+
+    /// Prepares this store's part of a save; the returned closure updates the contents kept here after commit.
+    func prepare(
+        inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ManagedObjectID], model: ManagedObjectModel
+    ) throws(StoreError) -> (any StoreTransaction, () -> Void) {
+        if let incremental = store as? any IncrementalStore {
+            let transaction = try incremental.prepareSave(
+                IncrementalSaveRequest(inserted: inserted, updated: updated, deleted: deleted))
+            return (transaction, {})
+        }
+        guard let atomic = store as? any AtomicStore else { throw StoreError(.unsupported, "unknown store kind") }
+        var next = objects
+        for snapshot in inserted { next[snapshot.objectID] = snapshot }
+        for snapshot in updated { next[snapshot.objectID] = snapshot }
+        for id in deleted { next[id] = nil }
+        var keys = maxKeys
+        for snapshot in inserted {
+            let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
+            keys[root] = max(keys[root] ?? 0, snapshot.objectID.primaryKey)
+        }
+        let ordered = next.values.sorted {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+        let contents = AtomicStoreContents(identifier: store.identifier, metadata: store.metadata, snapshots: ordered)
+        let transaction = try atomic.prepareWrite(contents, model: model)
+        return (
+            transaction,
+            { [self] in
+                objects = next
+                maxKeys = keys
+            }
+        )
+    }
+
+    /// Every object of the store, for migration.
+    func allSnapshots(model: ManagedObjectModel) throws(StoreError) -> [ObjectSnapshot] {
+        if let incremental = store as? any IncrementalStore {
+            var all: [ObjectSnapshot] = []
+            for name in entityNames.sorted() {
+                let request = FetchRequest(entityName: name)
+                var exact = request
+                exact.includesSubentities = false
+                let ids = try incremental.objectIDs(for: exact, entityNames: [name])
+                all += try incremental.snapshots(for: ids)
+            }
+            return all
+        }
+        return objects.values.sorted {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// Where one attribute lives in an object's value buffer, and in what native form.
+struct AttributeSlot: Sendable {
+    enum Kind: Sendable {
+        case int16, int32, int64, double, float, bool, date, decimal, uuid
+        /// Non-trivial kinds, kept as optionals so that new storage can start out as nil.
+        case string, data, url, value
+
+        init(_ type: AttributeType) {
+            switch type {
+            case .integer16: self = .int16
+            case .integer32: self = .int32
+            case .integer64: self = .int64
+            case .double: self = .double
+            case .float: self = .float
+            case .boolean: self = .bool
+            case .date: self = .date
+            case .decimal: self = .decimal
+            case .uuid: self = .uuid
+            case .string: self = .string
+            case .binary, .transformable: self = .data
+            case .uri, .objectID: self = .url
+            case .undefined, .composite: self = .value
+            }
+        }
+
+        var size: Int {
+            switch self {
+            case .int16: MemoryLayout<Int16>.size
+            case .int32, .float: 4
+            case .int64, .double, .date: 8
+            case .bool: 1
+            case .decimal: MemoryLayout<Decimal>.size
+            case .uuid: MemoryLayout<UUID>.size
+            case .string: MemoryLayout<String?>.size
+            case .data: MemoryLayout<Data?>.size
+            case .url: MemoryLayout<URL?>.size
+            case .value: MemoryLayout<AttributeValue>.size
+            }
+        }
+
+        var alignment: Int {
+            switch self {
+            case .int16: 2
+            case .int32, .float: 4
+            case .bool: 1
+            case .decimal: MemoryLayout<Decimal>.alignment
+            case .uuid: MemoryLayout<UUID>.alignment
+            case .int64, .double, .date: 8
+            case .string: MemoryLayout<String?>.alignment
+            case .data: MemoryLayout<Data?>.alignment
+            case .url: MemoryLayout<URL?>.alignment
+            case .value: MemoryLayout<AttributeValue>.alignment
+            }
+        }
+    }
+
+    let kind: Kind
+    let offset: Int
+}
+
+/// The attribute values of one object in a single buffer laid out by its ``EntityLayout``: a null bitmap, then each
+/// value in its native form at a fixed offset (like the stored properties of a plain class). Reading and writing go
+/// through ``AttributeValue`` at the edges.
+struct AttributeStorage {
+    let base: UnsafeMutableRawPointer
+
+    /// Allocates storage with every attribute null.
+    init(layout: EntityLayout) {
+        base = UnsafeMutableRawPointer.allocate(byteCount: layout.storageSize, alignment: 16)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.storageSize)
+        for slot in layout.slots {
+            let p = base + slot.offset
+            switch slot.kind {
+            case .string: p.bindMemory(to: String?.self, capacity: 1).initialize(to: nil)
+            case .data: p.bindMemory(to: Data?.self, capacity: 1).initialize(to: nil)
+            case .url: p.bindMemory(to: URL?.self, capacity: 1).initialize(to: nil)
+            case .value: p.bindMemory(to: AttributeValue.self, capacity: 1).initialize(to: .null)
+            default: break
+            }
+        }
+    }
+
+    /// Releases the values and the buffer.
+    func free(layout: EntityLayout) {
+        for slot in layout.slots {
+            let p = base + slot.offset
+            switch slot.kind {
+            case .string: p.assumingMemoryBound(to: String?.self).deinitialize(count: 1)
+            case .data: p.assumingMemoryBound(to: Data?.self).deinitialize(count: 1)
+            case .url: p.assumingMemoryBound(to: URL?.self).deinitialize(count: 1)
+            case .value: p.assumingMemoryBound(to: AttributeValue.self).deinitialize(count: 1)
+            default: break
+            }
+        }
+        base.deallocate()
+    }
+
+    private func isNull(_ index: Int) -> Bool {
+        base.load(fromByteOffset: index >> 3, as: UInt8.self) & (1 << UInt8(index & 7)) == 0
+    }
+
+    private func setPresent(_ index: Int, _ present: Bool) {
+        let byte = base.load(fromByteOffset: index >> 3, as: UInt8.self)
+        let bit = UInt8(1) << UInt8(index & 7)
+        base.storeBytes(of: present ? byte | bit : byte & ~bit, toByteOffset: index >> 3, as: UInt8.self)
+    }
+
+    /// The value of attribute `index`.
+    func value(_ index: Int, layout: EntityLayout) -> AttributeValue {
+        if isNull(index) { return .null }
+        let slot = layout.slots[index]
+        let p = base + slot.offset
+        let type = layout.attributes[index].type
+        switch slot.kind {
+        case .int16: return .integer16(p.load(as: Int16.self))
+        case .int32: return .integer32(p.load(as: Int32.self))
+        case .int64: return .integer64(p.load(as: Int64.self))
+        case .double: return .double(p.load(as: Double.self))
+        case .float: return .float(p.load(as: Float.self))
+        case .bool: return .boolean(p.load(as: UInt8.self) != 0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: p.load(as: Double.self)))
+        case .decimal: return .decimal(p.load(as: Decimal.self))
+        case .uuid: return .uuid(p.load(as: UUID.self))
+        case .string: return p.assumingMemoryBound(to: String?.self).pointee.map { .string($0) } ?? .null
+        case .data:
+            guard let d = p.assumingMemoryBound(to: Data?.self).pointee else { return .null }
+            return type == .transformable ? .transformable(d) : .binary(d)
+        case .url:
+            guard let u = p.assumingMemoryBound(to: URL?.self).pointee else { return .null }
+            return type == .objectID ? .objectID(u) : .uri(u)
+        case .value: return p.assumingMemoryBound(to: AttributeValue.self).pointee
+        }
+    }
+
+    /// Stores `value` (already converted to the attribute's type) in attribute `index`.
+    func set(_ index: Int, _ value: AttributeValue, layout: EntityLayout) {
+        let slot = layout.slots[index]
+        let p = base + slot.offset
+        setPresent(index, !value.isNull)
+        switch (slot.kind, value) {
+        case (.int16, .integer16(let v)): p.storeBytes(of: v, as: Int16.self)
+        case (.int32, .integer32(let v)): p.storeBytes(of: v, as: Int32.self)
+        case (.int64, .integer64(let v)): p.storeBytes(of: v, as: Int64.self)
+        case (.double, .double(let v)): p.storeBytes(of: v, as: Double.self)
+        case (.float, .float(let v)): p.storeBytes(of: v, as: Float.self)
+        case (.bool, .boolean(let v)): p.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+        case (.date, .date(let v)): p.storeBytes(of: v.timeIntervalSinceReferenceDate, as: Double.self)
+        case (.decimal, .decimal(let v)): p.storeBytes(of: v, as: Decimal.self)
+        case (.uuid, .uuid(let v)): p.storeBytes(of: v, as: UUID.self)
+        case (.string, .string(let v)): p.assumingMemoryBound(to: String?.self).pointee = v
+        case (.string, .null): p.assumingMemoryBound(to: String?.self).pointee = nil
+        case (.data, .binary(let v)), (.data, .transformable(let v)): p.assumingMemoryBound(to: Data?.self).pointee = v
+        case (.data, .null): p.assumingMemoryBound(to: Data?.self).pointee = nil
+        case (.url, .uri(let v)), (.url, .objectID(let v)): p.assumingMemoryBound(to: URL?.self).pointee = v
+        case (.url, .null): p.assumingMemoryBound(to: URL?.self).pointee = nil
+        case (.value, _): p.assumingMemoryBound(to: AttributeValue.self).pointee = value
+        case (_, .null): break
+        default:
+            preconditionFailure("attribute value \(value) does not fit slot kind \(slot.kind)")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The resolved shape of an entity for its objects: every attribute and relationship (inherited ones first, so an
+/// inherited property has the same slot in every sub-entity) and the fixed byte layout of attribute values.
+///
+/// Built once per model; immutable and shared by every object of the entity.
+public final class EntityLayout: Sendable {
+    /// The entity's name.
+    public let name: String
+    /// The entity as declared.
+    public let entity: EntityDescription
+    /// Every attribute, inherited first; the index is the attribute's slot.
+    public let attributes: [AttributeDescription]
+    /// Every relationship, inherited first; the index is the relationship's slot.
+    public let relationships: [RelationshipDescription]
+    /// The root of the entity's inheritance hierarchy.
+    public let rootName: String
+    /// The entity and all its sub-entities.
+    public let kindNames: Set<String>
+    /// The parent chain, nearest first.
+    public let ancestorNames: [String]
+
+    let attributeIndex: [String: Int]
+    let relationshipIndex: [String: Int]
+    let slots: [AttributeSlot]
+    let storageSize: Int
+    let nullBytes: Int
+
+    init(
+        entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        ancestors: [String], kinds: Set<String>
+    ) {
+        name = entity.name
+        self.entity = entity
+        self.attributes = attributes
+        self.relationships = relationships
+        rootName = ancestors.last ?? entity.name
+        kindNames = kinds
+        ancestorNames = ancestors
+        attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        relationshipIndex = Dictionary(
+            relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        nullBytes = (attributes.count + 7) / 8
+        var offset = nullBytes
+        var slots: [AttributeSlot] = []
+        for attribute in attributes {
+            let kind = AttributeSlot.Kind(attribute.type)
+            offset = (offset + kind.alignment - 1) / kind.alignment * kind.alignment
+            slots.append(AttributeSlot(kind: kind, offset: offset))
+            offset += kind.size
+        }
+        self.slots = slots
+        storageSize = max(offset, 1)
+    }
+
+    /// The slot of an attribute.
+    public func attributeSlot(named name: String) -> Int? { attributeIndex[name] }
+
+    /// The slot of a relationship.
+    public func relationshipSlot(named name: String) -> Int? { relationshipIndex[name] }
+
+    /// Whether objects of this entity are also of kind `entityName` (the entity itself or an ancestor).
+    public func isKind(of entityName: String) -> Bool {
+        entityName == name || ancestorNames.contains(entityName)
+    }
+}

@@ -1,0 +1,57 @@
+/// Per-object property observers: the stand-in for key-value observing and bindings.
+final class ObjectObservers {
+    struct Entry {
+        let token: Int
+        let key: String?
+        let handler: (PropertyChange) -> Void
+    }
+
+    var entries: [Entry] = []
+    var nextToken = 1
+
+    func notify(_ key: String, old: PredicateValue, new: PredicateValue) {
+        guard !entries.isEmpty else { return }
+        let change = PropertyChange(key: key, oldValue: old, newValue: new)
+        for entry in entries where entry.key == nil || entry.key == key { entry.handler(change) }
+    }
+}
+
+/// One change of one property, as delivered to an observer.
+public struct PropertyChange {
+    /// The property that changed.
+    public let key: String
+    /// The value before (for to-many changes: the removed object, or null).
+    public let oldValue: PredicateValue
+    /// The value after (for to-many changes: the added object, or null).
+    public let newValue: PredicateValue
+}
+
+/// Keeps an observation alive; call ``cancel()`` to stop it.
+public final class ObservationToken {
+    private var cancellation: (() -> Void)?
+
+    init(_ cancellation: @escaping () -> Void) {
+        self.cancellation = cancellation
+    }
+
+    /// Stops the observation.
+    public func cancel() {
+        cancellation?()
+        cancellation = nil
+    }
+
+    deinit { cancellation?() }
+}
+
+extension ManagedObject {
+    /// Calls `handler` after each change of the property `key` (every property when `key` is nil), including
+    /// changes made by undo and by inverse maintenance. The observation lasts while the token is kept.
+    public func observe(_ key: String? = nil, _ handler: @escaping (PropertyChange) -> Void) -> ObservationToken {
+        let table = observers ?? ObjectObservers()
+        observers = table
+        let token = table.nextToken
+        table.nextToken += 1
+        table.entries.append(.init(token: token, key: key, handler: handler))
+        return ObservationToken { [weak table] in table?.entries.removeAll { $0.token == token } }
+    }
+}

@@ -1,0 +1,31 @@
+/// The stored state of one object: its attribute values and the IDs its relationships point to, as a store holds
+/// them. Snapshots are values and `Sendable`: stores, the coordinator's row cache and contexts exchange them.
+public struct ObjectSnapshot: Sendable, Hashable {
+    /// The object.
+    public var objectID: ManagedObjectID
+    /// The optimistic-locking version (Core Data's `Z_OPT`): 1 when first saved, +1 on every save that changes it.
+    public var version: Int64
+    /// Attribute values by attribute name (transient attributes are never stored).
+    public var attributes: [String: AttributeValue]
+    /// To-one relationships by name: the destination, or `nil`.
+    public var toOne: [String: ManagedObjectID?]
+    /// To-many relationships by name: the destinations, in order for ordered relationships.
+    public var toMany: [String: [ManagedObjectID]]
+
+    /// Creates a snapshot.
+    public init(
+        objectID: ManagedObjectID, version: Int64 = 1, attributes: [String: AttributeValue] = [:],
+        toOne: [String: ManagedObjectID?] = [:], toMany: [String: [ManagedObjectID]] = [:]
+    ) {
+        self.objectID = objectID
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+        self.toMany = toMany
+    }
+
+    /// The value of an attribute; ``AttributeValue/null`` when absent.
+    public subscript(attribute name: String) -> AttributeValue {
+        attributes[name] ?? .null
+    }
+}
