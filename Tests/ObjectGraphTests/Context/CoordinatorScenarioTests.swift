@@ -1,0 +1,224 @@
+import Foundation
+import ObjectGraph
+import Testing
+import TestSupport
+
+struct MergePolicyTests {
+    /// Two contexts change the same employee; the second save meets a conflict.
+    func conflict(_ policy: MergePolicy) throws -> (ManagedObjectContext, ManagedObjectContext, ManagedObject) {
+        let first = try Company.context()
+        let coordinator = first.persistentStoreCoordinator
+        let employee = try first.insertNewObject(forEntityName: "Employee")
+        try employee.setValue(.string("Ann"), forKey: "name")
+        try employee.setValue(.string("ann@a.com"), forKey: "email")
+        try first.save()
+
+        let second = ManagedObjectContext(coordinator: coordinator)
+        second.mergePolicy = policy
+        let copy = try second.existingObject(with: employee.objectID)
+        // The first context changes name and salary and saves.
+        try employee.setValue(.string("Anne"), forKey: "name")
+        try employee.setValue(.integer32(2000), forKey: "salary")
+        try first.save()
+        // The second changes salary and email from the old version.
+        try copy.setValue(.integer32(3000), forKey: "salary")
+        try copy.setValue(.string("anne@b.com"), forKey: "email")
+        return (first, second, copy)
+    }
+
+    func stored(_ context: ManagedObjectContext) throws -> (String?, Int64?, String?) {
+        let fresh = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let e = try #require(fresh.fetch(FetchRequest(entityName: "Employee")).first)
+        return (e.attributeValue(forKey: "name").stringValue, e.attributeValue(forKey: "salary").int64Value,
+                e.attributeValue(forKey: "email").stringValue)
+    }
+
+    @Test func errorPolicyReportsTheConflict() throws {
+        let (_, second, copy) = try conflict(.error)
+        let error = try #require(throws: ContextError.self) { try second.save() }
+        guard case .conflicts(let conflicts) = error else { Issue.record("expected conflicts: \(error)"); return }
+        #expect(conflicts.map(\.objectID) == [copy.objectID])
+        #expect(conflicts.first?.storedSnapshot?.version == 2)
+        #expect(try stored(second) == ("Anne", 2000, "ann@a.com"))
+    }
+
+    @Test func storeTrumpsKeepsTheStoresChangesAndOurOthers() throws {
+        let (_, second, _) = try conflict(.storeTrumps)
+        try second.save()
+        #expect(try stored(second) == ("Anne", 2000, "anne@b.com"))
+    }
+
+    @Test func objectTrumpsKeepsOurChangesAndTheStoresOthers() throws {
+        let (_, second, _) = try conflict(.objectTrumps)
+        try second.save()
+        #expect(try stored(second) == ("Anne", 3000, "anne@b.com"))
+    }
+
+    @Test func overwriteWritesOurObjectWhole() throws {
+        let (_, second, _) = try conflict(.overwrite)
+        try second.save()
+        #expect(try stored(second) == ("Ann", 3000, "anne@b.com"))
+    }
+
+    @Test func rollbackDiscardsOurChanges() throws {
+        let (_, second, copy) = try conflict(.rollback)
+        try second.save()
+        #expect(try stored(second) == ("Anne", 2000, "ann@a.com"))
+        #expect(copy.attributeValue(forKey: "salary") == .integer32(2000))
+    }
+
+    @Test func mergingAnotherContextsSaveRefreshesObjects() throws {
+        let first = try Company.context()
+        let employee = try first.insertNewObject(forEntityName: "Employee")
+        try employee.setValue(.string("Ann"), forKey: "name")
+        try first.save()
+        let second = ManagedObjectContext(coordinator: first.persistentStoreCoordinator)
+        let copy = try second.existingObject(with: employee.objectID)
+        var saved: SavedChanges?
+        let token = first.addObserver(for: .didSave) { saved = $0.savedChanges }
+        try employee.setValue(.string("Anne"), forKey: "name")
+        try first.save()
+        token.cancel()
+        var refreshed: [ManagedObject] = []
+        let observation = second.addObserver(for: .objectsDidChange) { refreshed = $0.refreshed }
+        second.mergeChanges(fromContextDidSave: try #require(saved))
+        #expect(copy.attributeValue(forKey: "name") == .string("Anne"))
+        #expect(refreshed.first === copy)
+        observation.cancel()
+        // A delete saved in the first context removes the object from the second.
+        first.delete(employee)
+        var deletion: SavedChanges?
+        let token2 = first.addObserver(for: .didSave) { deletion = $0.savedChanges }
+        try first.save()
+        token2.cancel()
+        second.mergeChanges(fromContextDidSave: try #require(deletion))
+        #expect(second.registeredObject(for: employee.objectID) == nil)
+    }
+}
+
+/// Two stores under one coordinator, split by configuration: the schedule demo.
+struct ConfigurationTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Session",
+                    attributes: [
+                        AttributeDescription(name: "title", type: .string),
+                        AttributeDescription(name: "start", type: .date),
+                    ]),
+                EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)]),
+            ],
+            configurations: [
+                Configuration(name: "Monday", entities: ["Session"]), Configuration(name: "Tuesday", entities: ["Session"]),
+                Configuration(name: "Notes", entities: ["Note"]),
+            ])
+    }
+
+    @Test func oneFetchSortsAcrossBothStores() throws {
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
+        let monday = try coordinator.addPersistentStore(type: "InMemory", configuration: "Monday")
+        let tuesday = try coordinator.addPersistentStore(type: "InMemory", configuration: "Tuesday")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let schedule: [(String, Double, any PersistentStore)] = [
+            ("Keynote", 9, monday), ("Core Data", 14, monday), ("Undo", 10, tuesday), ("Predicates", 16, tuesday),
+            ("Lunch", 12, monday),
+        ]
+        for (title, hour, store) in schedule {
+            let session = try context.insertNewObject(forEntityName: "Session")
+            try session.setValue(.string(title), forKey: "title")
+            let day = store === monday ? 0.0 : 86_400
+            try session.setValue(.date(Date(timeIntervalSinceReferenceDate: day + hour * 3600)), forKey: "start")
+            context.assign(session, to: store)
+        }
+        try context.save()
+        let sessions = try context.fetch(FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start")]))
+        #expect(sessions.map { $0.attributeValue(forKey: "title").stringValue } == ["Keynote", "Lunch", "Core Data", "Undo", "Predicates"])
+        #expect(sessions.filter { $0.objectID.storeIdentifier == monday.identifier }.count == 3)
+        #expect(sessions.filter { $0.objectID.storeIdentifier == tuesday.identifier }.count == 2)
+        // A second context, fresh from the stores, sees the same order.
+        let other = ManagedObjectContext(coordinator: coordinator)
+        let again = try other.fetch(FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start", ascending: false)]))
+        #expect(again.map { $0.attributeValue(forKey: "title").stringValue } == ["Predicates", "Undo", "Core Data", "Lunch", "Keynote"])
+        // Entities outside every store's configuration cannot be saved.
+        _ = try context.insertNewObject(forEntityName: "Note")
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.description.contains("no store holds entity Note"))
+    }
+
+    @Test func unknownConfigurationsAndTypesAreErrors() throws {
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
+        #expect(throws: StoreError.self) { try coordinator.addPersistentStore(type: "InMemory", configuration: "Friday") }
+        let error = try #require(throws: StoreError.self) { try coordinator.addPersistentStore(type: "Papyrus") }
+        #expect(error.message.contains("InMemory"))
+    }
+}
+
+struct MigrationTests {
+    @Test func migratesAStoreToAnotherURLAndType() throws {
+        JSONTestStore.register()
+        let context = try Company.context()
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let coordinator = context.persistentStoreCoordinator
+        let source = try #require(coordinator.persistentStores.first)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("company.testjson")
+        let migrated = try coordinator.migratePersistentStore(source, to: url, type: JSONTestStore.typeName)
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        #expect(migrated.identifier == source.identifier)
+        #expect(coordinator.persistentStores.count == 1)
+        #expect(coordinator.persistentStores.first === migrated)
+        // The same context keeps working against the new store.
+        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        try ann.setValue(.integer32(5000), forKey: "salary")
+        try context.save()
+        // A new coordinator opening the file sees everything, relationships included.
+        let reopened = PersistentStoreCoordinator(model: try Company.model())
+        try reopened.addPersistentStore(type: JSONTestStore.typeName, url: url)
+        let fresh = ManagedObjectContext(coordinator: reopened)
+        #expect(try Company.names(fresh, "Employee") == ["Ann", "Bob"])
+        let stored = try #require(fresh.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        #expect(stored.attributeValue(forKey: "salary") == .integer32(5000))
+        #expect(stored.value(forKeyPath: "department.name") == .string("Sales"))
+    }
+
+    @Test func aSaveAcrossStoresIsAllOrNothing() throws {
+        JSONTestStore.register()
+        let coordinator = PersistentStoreCoordinator(model: try ConfigurationTests.model())
+        let directory = try Fixtures.temporaryDirectory()
+        let sessions = try coordinator.addPersistentStore(type: JSONTestStore.typeName, configuration: "Monday", url: directory.appendingPathComponent("a.testjson"))
+        try coordinator.addPersistentStore(type: JSONTestStore.typeName, configuration: "Notes", url: directory.appendingPathComponent("b.testjson"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let session = try context.insertNewObject(forEntityName: "Session")
+        try session.setValue(.string("First"), forKey: "title")
+        try context.save()
+        let before = try Data(contentsOf: sessions.description.url!)
+        try session.setValue(.string("Changed"), forKey: "title")
+        let note = try context.insertNewObject(forEntityName: "Note")
+        try note.setValue(.string("hello"), forKey: "text")
+        JSONTestStore.failNextWrite = true
+        #expect(throws: ContextError.self) { try context.save() }
+        // Neither store changed: the session store's file is as before, the notes store has no file.
+        #expect(try Data(contentsOf: sessions.description.url!) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.testjson").path))
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(try Data(contentsOf: sessions.description.url!) != before)
+    }
+
+    @Test func objectIDsRoundTripThroughURIs() throws {
+        let context = try Company.context()
+        let employee = try context.insertNewObject(forEntityName: "Employee")
+        let temporary = employee.objectID.uriRepresentation.absoluteString
+        #expect(temporary.hasPrefix("x-coredata:///Employee/t"))
+        try employee.setValue(.string("Ann"), forKey: "name")
+        try context.save()
+        let uri = employee.objectID.uriRepresentation
+        let store = try #require(context.persistentStoreCoordinator.persistentStores.first)
+        #expect(uri.absoluteString == "x-coredata://\(store.identifier)/Employee/p1")
+        #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri) == employee.objectID)
+        #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://nope/Employee/p1")!) == nil)
+        #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/Nope/p1")!) == nil)
+        #expect(ManagedObjectID(uriRepresentation: URL(string: "https://example.com")!) == nil)
+    }
+}

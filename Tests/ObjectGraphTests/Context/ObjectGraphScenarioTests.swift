@@ -1,0 +1,215 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// Employees and departments under each delete rule.
+enum Company {
+    static func model(departmentRule: DeleteRule = .cascade) throws -> ManagedObjectModel {
+        try ManagedObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Department", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)],
+                    relationships: [
+                        RelationshipDescription(
+                            name: "employees", destination: "Employee", inverse: "department", toMany: true,
+                            deleteRule: departmentRule),
+                        RelationshipDescription(
+                            name: "manager", destination: "Employee", inverse: "managedDepartment", deleteRule: .deny),
+                    ]),
+                EntityDescription(
+                    name: "Employee",
+                    attributes: [
+                        AttributeDescription(name: "name", type: .string, isOptional: false),
+                        AttributeDescription(
+                            name: "salary", type: .integer32, defaultValue: .integer32(1000),
+                            validation: ValidationRules(minimumValue: .integer32(0), maximumValue: .integer32(100_000))),
+                        AttributeDescription(
+                            name: "email", type: .string,
+                            validation: ValidationRules(maximumLength: 40, regularExpression: "[^@]+@[^@]+")),
+                    ],
+                    relationships: [
+                        RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
+                        RelationshipDescription(
+                            name: "managedDepartment", destination: "Department", inverse: "manager", deleteRule: .nullify),
+                    ]),
+            ],
+            configurations: [])
+    }
+
+    static func context(departmentRule: DeleteRule = .cascade, type: String = "InMemory") throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(model: try model(departmentRule: departmentRule))
+        try coordinator.addPersistentStore(type: type)
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
+    @discardableResult
+    static func department(_ name: String, staff: [String], in context: ManagedObjectContext) throws -> ManagedObject {
+        let department = try context.insertNewObject(forEntityName: "Department")
+        try department.setValue(.string(name), forKey: "name")
+        for person in staff {
+            let employee = try context.insertNewObject(forEntityName: "Employee")
+            try employee.setValue(.string(person), forKey: "name")
+            employee.setObject(department, forKey: "department")
+        }
+        return department
+    }
+
+    static func names(_ context: ManagedObjectContext, _ entity: String) throws -> [String] {
+        try context.fetch(FetchRequest(entityName: entity, sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+            .map { $0.attributeValue(forKey: "name").stringValue ?? "?" }
+    }
+}
+
+struct DeleteRuleTests {
+    @Test func cascadeDeletesTheEmployees() throws {
+        let context = try Company.context(departmentRule: .cascade)
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try Company.department("IT", staff: ["Cid"], in: context)
+        try context.save()
+        context.delete(sales)
+        context.processPendingChanges()
+        #expect(context.deletedObjects.count == 3)
+        try context.save()
+        #expect(try Company.names(context, "Employee") == ["Cid"])
+        #expect(try Company.names(context, "Department") == ["IT"])
+    }
+
+    @Test func nullifyKeepsTheEmployeesWithoutDepartment() throws {
+        let context = try Company.context(departmentRule: .nullify)
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        #expect(ann.object(forKey: "department") === sales)
+        context.delete(sales)
+        try context.save()
+        #expect(try Company.names(context, "Employee") == ["Ann", "Bob"])
+        #expect(ann.object(forKey: "department") == nil)
+        // Another context reads the nullified relationship from the store.
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let stored = try other.fetch(FetchRequest(entityName: "Employee"))
+        #expect(stored.allSatisfy { $0.object(forKey: "department") == nil })
+    }
+
+    @Test func denyFailsTheSaveAndChangesNothing() throws {
+        let context = try Company.context(departmentRule: .deny)
+        let sales = try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        context.delete(sales)
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.validationErrors.map(\.code) == [.deleteDenied])
+        #expect(error.validationErrors.first?.key == "employees")
+        // Nothing reached the store.
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try Company.names(other, "Department") == ["Sales"])
+        // Removing the employees first makes the delete legal.
+        context.rollback()
+        for employee in sales.objects(forKey: "employees") { context.delete(employee) }
+        context.delete(sales)
+        try context.save()
+        #expect(try Company.names(other, "Department") == [])
+    }
+
+    @Test func noActionLeavesTheInverseAlone() throws {
+        let context = try Company.context(departmentRule: .noAction)
+        let sales = try Company.department("Sales", staff: ["Ann"], in: context)
+        let ann = sales.objects(forKey: "employees")[0]
+        context.delete(sales)
+        context.processPendingChanges()
+        #expect(ann.object(forKey: "department") === sales)
+    }
+
+    @Test func undoingADeleteRestoresTheGraph() throws {
+        let context = try Company.context(departmentRule: .cascade)
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        context.delete(sales)
+        context.processPendingChanges()
+        #expect(context.deletedObjects.count == 3)
+        context.undo()
+        #expect(context.deletedObjects.isEmpty)
+        #expect(!context.hasChanges)
+        #expect(sales.objects(forKey: "employees").count == 2)
+        #expect(sales.objects(forKey: "employees").allSatisfy { $0.object(forKey: "department") === sales })
+    }
+}
+
+struct ValidationTests {
+    @Test func everyFailureIsReportedAndNothingIsSaved() throws {
+        let context = try Company.context()
+        let nameless = try context.insertNewObject(forEntityName: "Employee")
+        try nameless.setValue(.integer32(-5), forKey: "salary")
+        try nameless.setValue(.string("not an email"), forKey: "email")
+        let department = try context.insertNewObject(forEntityName: "Department")
+        _ = department
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        let codes = Set(error.validationErrors.map(\.code))
+        #expect(codes == [.required, .belowMinimum, .patternMismatch])
+        #expect(error.validationErrors.count == 4)  // Employee.name, salary, email; Department.name
+        #expect(error.description.contains("Employee.salary"))
+        #expect(context.insertedObjects.count == 2)
+        #expect(nameless.objectID.isTemporary)
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try other.count(for: FetchRequest(entityName: "Employee")) == 0)
+    }
+
+    final class StrictEmployee: ManagedObject {
+        override func validateValue(_ value: PredicateValue, forKey key: String) throws(ObjectValidationError) {
+            if key == "name", case .string(let s) = value, s.lowercased() == "root" {
+                throw ObjectValidationError(.custom, entityName: "Employee", key: key, "reserved name")
+            }
+        }
+        override func validateForInsert() throws(ObjectValidationError) {
+            if attributeValue(forKey: "salary") == .integer32(13) {
+                throw ObjectValidationError(.custom, entityName: "Employee", "unlucky salary")
+            }
+        }
+    }
+
+    @Test func customValidatorsRun() throws {
+        let context = try Company.context()
+        context.persistentStoreCoordinator.registerClass(StrictEmployee.self, forEntityName: "Employee")
+        let employee = try context.insertNewObject(forEntityName: "Employee")
+        #expect(employee is StrictEmployee)
+        try employee.setValue(.string("root"), forKey: "name")
+        try employee.setValue(.integer32(13), forKey: "salary")
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.validationErrors.map(\.message).sorted() == ["reserved name", "unlucky salary"])
+    }
+}
+
+struct PendingChangesFetchTests {
+    @Test func fetchSeesUnsavedInsertsAndMissesUnsavedDeletes() throws {
+        let context = try Company.context()
+        try Company.department("Sales", staff: ["Ann", "Bob", "Cid"], in: context)
+        try context.save()
+        let bob = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'"))).first)
+        context.delete(bob)
+        let dee = try context.insertNewObject(forEntityName: "Employee")
+        try dee.setValue(.string("Dee"), forKey: "name")
+        #expect(try Company.names(context, "Employee") == ["Ann", "Cid", "Dee"])
+        // Changed objects are judged by their current values.
+        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        try ann.setValue(.string("Zoe"), forKey: "name")
+        let request = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name BEGINSWITH 'A'"))
+        #expect(try context.fetch(request).isEmpty)
+        var ignoring = request
+        ignoring.includesPendingChanges = false
+        #expect(try context.fetch(ignoring).count == 1)
+        #expect(try Company.names(context, "Employee") == ["Cid", "Dee", "Zoe"])
+        // Another context sees only what was saved.
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try Company.names(other, "Employee") == ["Ann", "Bob", "Cid"])
+    }
+
+    @Test func fetchesAreUniqued() throws {
+        let context = try Company.context()
+        try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        let first = try context.fetch(FetchRequest(entityName: "Employee"))[0]
+        let second = try context.fetch(FetchRequest(entityName: "Employee"))[0]
+        #expect(first === second)
+        #expect(context.object(with: first.objectID) === first)
+        #expect(try context.existingObject(with: first.objectID) === first)
+        #expect(first.object(forKey: "department")?.objects(forKey: "employees").first === first)
+    }
+}
