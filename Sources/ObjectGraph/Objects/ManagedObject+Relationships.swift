@@ -146,13 +146,12 @@ extension ManagedObject {
     func rawRemoveFromMany(_ index: Int, _ object: ManagedObject) {
         fireFault()
         resolve(index)
-        guard case .toMany(var collection) = relationshipSlots[index] else { return }
+        guard case .toMany(var collection) = relationshipSlots[index], collection.contains(object) else { return }
+        managedObjectContext?.willChange(self)
         relationshipSlots[index] = .unresolvedToOne(nil)
         let position = collection.remove(object)
         relationshipSlots[index] = .toMany(collection)
-        guard let position else { return }
-        if let context = managedObjectContext {
-            context.willChange(self)
+        if let context = managedObjectContext, let position {
             let ordered = entity.relationships[index].isOrdered
             context.registerUndo(self) { owner in owner.rawInsertIntoMany(index, object, at: ordered ? position : nil) }
         }

@@ -18,7 +18,8 @@ public final class UndoManager {
     final class Group {
         var actions: [Item] = []
         var actionName: String = ""
-        weak var parent: Group?
+        /// The enclosing open group; cleared when this group closes, so closed groups form no cycle.
+        var parent: Group?
         init(parent: Group?) { self.parent = parent }
         var isEmpty: Bool {
             actions.allSatisfy {
@@ -106,7 +107,8 @@ public final class UndoManager {
             preconditionFailure("endUndoGrouping() without a matching beginUndoGrouping()")
         }
         openGroup = group.parent
-        if let parent = group.parent {
+        group.parent = nil
+        if let parent = openGroup {
             if !group.isEmpty { parent.actions.append(.group(group)) }
             return
         }
@@ -176,7 +178,8 @@ public final class UndoManager {
     public func undoNestedGroup() {
         guard let group = openGroup else { return undo() }
         openGroup = group.parent
-        if group.parent == nil { openedAutomatically = false }
+        group.parent = nil
+        if openGroup == nil { openedAutomatically = false }
         let saved = disableCount
         disableCount = 1
         perform(group)

@@ -1,0 +1,209 @@
+import Foundation
+import ObjectGraph
+import Testing
+import TestSupport
+
+/// A store type under test: how to add a fresh store of it to a coordinator.
+struct StoreUnderTest: Sendable, CustomStringConvertible {
+    let type: String
+    let fileExtension: String?
+    var description: String { type }
+
+    /// A coordinator with one new, empty store of this type (in a new temporary directory when it needs a file).
+    func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let url = try fileExtension.map { try Fixtures.temporaryDirectory().appendingPathComponent("store.\($0)") }
+        try coordinator.addPersistentStore(type: type, url: url)
+        return coordinator
+    }
+
+    /// Every store type the conformance suite runs against. Stores added by later issues join this list.
+    static let all: [StoreUnderTest] = {
+        JSONTestStore.register()
+        return [StoreUnderTest(type: "InMemory", fileExtension: nil), StoreUnderTest(type: JSONTestStore.typeName, fileExtension: "testjson")]
+    }()
+}
+
+/// One suite every store type must pass: insert, fetch, update, delete, save, rollback, reset, undo, redo,
+/// uniquing, faults, notifications, validation, delete rules and optimistic locking.
+struct StoreConformanceTests {
+    func stack(_ store: StoreUnderTest, rule: DeleteRule = .cascade) throws -> ManagedObjectContext {
+        ManagedObjectContext(coordinator: try store.makeCoordinator(model: try Company.model(departmentRule: rule)))
+    }
+
+    func fresh(_ context: ManagedObjectContext) -> ManagedObjectContext {
+        ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func insertSaveAndFetch(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let other = fresh(context)
+        #expect(try Company.names(other, "Employee") == ["Ann", "Bob"])
+        let request = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "department.name == 'Sales' AND name != 'Ann'"))
+        #expect(try other.fetch(request).map { $0.attributeValue(forKey: "name") } == [.string("Bob")])
+        #expect(try other.count(for: FetchRequest(entityName: "Department")) == 1)
+        let ids = try other.fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        #expect(ids.allSatisfy { !$0.isTemporary })
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func updateAndDelete(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        try ann.setValue(.integer32(4242), forKey: "salary")
+        let bob = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'"))).first)
+        context.delete(bob)
+        try context.save()
+        let other = fresh(context)
+        let employees = try other.fetch(FetchRequest(entityName: "Employee"))
+        #expect(employees.count == 1)
+        #expect(employees.first?.attributeValue(forKey: "salary") == .integer32(4242))
+        #expect(employees.first?.value(forKeyPath: "department.employees.@count") == .integer(1))
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func rollbackAndReset(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        let sales = try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        try sales.setValue(.string("Marketing"), forKey: "name")
+        try Company.department("IT", staff: [], in: context)
+        context.delete(sales.objects(forKey: "employees")[0])
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(sales.attributeValue(forKey: "name") == .string("Sales"))
+        #expect(try Company.names(context, "Department") == ["Sales"])
+        #expect(try Company.names(context, "Employee") == ["Ann"])
+        #expect(context.undoManager?.canUndo == false)
+        context.reset()
+        #expect(context.registeredObjects.isEmpty)
+        #expect(try Company.names(context, "Department") == ["Sales"])
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func undoAndRedoAcrossSaves(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        let sales = try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        try sales.setValue(.string("Sales & Marketing"), forKey: "name")
+        context.processPendingChanges()
+        try context.save()
+        context.undo()
+        #expect(sales.attributeValue(forKey: "name") == .string("Sales"))
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(try Company.names(fresh(context), "Department") == ["Sales"])
+        context.redo()
+        try context.save()
+        #expect(try Company.names(fresh(context), "Department") == ["Sales & Marketing"])
+        // Undoing the save of an insert deletes the object; redo brings it back.
+        let it = try Company.department("IT", staff: [], in: context)
+        context.processPendingChanges()
+        try context.save()
+        context.undo()
+        #expect(it.isDeleted)
+        try context.save()
+        #expect(try Company.names(fresh(context), "Department") == ["Sales & Marketing"])
+        context.redo()
+        try context.save()
+        #expect(try Company.names(fresh(context), "Department") == ["IT", "Sales & Marketing"])
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func uniquingAndFaults(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        let other = fresh(context)
+        let id = try #require(other.fetchObjectIDs(FetchRequest(entityName: "Employee")).first)
+        let reader = fresh(context)
+        let fault = reader.object(with: id)
+        #expect(fault.isFault)
+        #expect(fault.attributeValue(forKey: "name") == .string("Ann"))
+        #expect(!fault.isFault)
+        #expect(try reader.fetch(FetchRequest(entityName: "Employee")).first === fault)
+        let department = try #require(fault.object(forKey: "department"))
+        #expect(department.objects(forKey: "employees").first === fault)
+        reader.refresh(fault, mergeChanges: false)
+        #expect(fault.isFault)
+        #expect(fault.attributeValue(forKey: "name") == .string("Ann"))
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func notifications(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        var changes: [(Int, Int, Int)] = []
+        var saves: [SavedChanges] = []
+        var willSave = 0
+        let t1 = context.addObserver(for: .objectsDidChange) { changes.append(($0.inserted.count, $0.updated.count, $0.deleted.count)) }
+        let t2 = context.addObserver(for: .didSave) { if let s = $0.savedChanges { saves.append(s) } }
+        let t3 = context.addObserver(for: .willSave) { _ in willSave += 1 }
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        context.processPendingChanges()
+        #expect(changes.count == 1 && changes[0].0 == 3)
+        try context.save()
+        #expect(willSave == 1)
+        #expect(saves.count == 1 && saves[0].inserted.count == 3)
+        try sales.setValue(.string("S"), forKey: "name")
+        try sales.setValue(.string("Sa"), forKey: "name")
+        context.processPendingChanges()
+        #expect(changes.last! == (0, 1, 0))
+        context.delete(sales)
+        try context.save()
+        #expect(saves.last?.deleted.count == 3)
+        [t1, t2, t3].forEach { $0.cancel() }
+        try Company.department("IT", staff: [], in: context)
+        context.processPendingChanges()
+        #expect(changes.count == 3)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func validationAndDeleteRules(store: StoreUnderTest) throws {
+        let context = try stack(store, rule: .deny)
+        let sales = try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        context.delete(sales)
+        #expect(throws: ContextError.self) { try context.save() }
+        context.rollback()
+        let employee = try context.insertNewObject(forEntityName: "Employee")
+        try employee.setValue(.integer32(200_000), forKey: "salary")
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(Set(error.validationErrors.map(\.code)) == [.required, .aboveMaximum])
+        #expect(try fresh(context).count(for: FetchRequest(entityName: "Employee")) == 1)
+
+        let cascading = try stack(store, rule: .cascade)
+        let it = try Company.department("IT", staff: ["Cid", "Dee"], in: cascading)
+        try cascading.save()
+        cascading.delete(it)
+        try cascading.save()
+        #expect(try fresh(cascading).count(for: FetchRequest(entityName: "Employee")) == 0)
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func optimisticLocking(store: StoreUnderTest) throws {
+        let context = try stack(store)
+        let sales = try Company.department("Sales", staff: [], in: context)
+        try context.save()
+        let second = fresh(context)
+        let copy = try second.existingObject(with: sales.objectID)
+        try sales.setValue(.string("A"), forKey: "name")
+        try context.save()
+        try copy.setValue(.string("B"), forKey: "name")
+        #expect(throws: ContextError.self) { try second.save() }
+        second.mergePolicy = .objectTrumps
+        try second.save()
+        #expect(try Company.names(fresh(context), "Department") == ["B"])
+        // A delete of a stale object conflicts too.
+        let third = fresh(context)
+        let stale = try third.existingObject(with: sales.objectID)
+        try copy.setValue(.string("C"), forKey: "name")
+        try second.save()
+        third.delete(stale)
+        #expect(throws: ContextError.self) { try third.save() }
+    }
+}
