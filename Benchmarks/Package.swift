@@ -8,10 +8,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "docutil", path: "..")],
     targets: [
+        .target(name: "CHeap"),
         .executableTarget(
             name: "docutil-bench",
-            dependencies: [.product(name: "ObjectGraph", package: "docutil")]
-        )
+            dependencies: ["CHeap", .product(name: "ObjectGraph", package: "docutil")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
 
-print("docutil benchmarks (release build, median of 7 runs; ratios against the baseline of each block)\n")
+print("docutil benchmarks (release build, median of 7 runs unless noted; ratios against the baseline of each block)\n")
 try PredicateBenchmarks.run()
+try ObjectGraphBenchmarks.run()

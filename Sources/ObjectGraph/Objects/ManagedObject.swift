@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One relationship of one object: loaded objects, or the IDs a snapshot gave that are turned into objects on first
 /// use.

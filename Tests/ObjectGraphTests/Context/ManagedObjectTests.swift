@@ -1,0 +1,267 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+enum Shapes {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Node", isAbstract: true,
+                attributes: [
+                    AttributeDescription(name: "name", type: .string),
+                    AttributeDescription(name: "weight", type: .double, defaultValue: .double(1)),
+                    AttributeDescription(name: "scratch", type: .string, isTransient: true),
+                    AttributeDescription(name: "created", type: .date),
+                    AttributeDescription(name: "id", type: .uuid),
+                    AttributeDescription(name: "blob", type: .binary),
+                    AttributeDescription(name: "price", type: .decimal),
+                    AttributeDescription(name: "link", type: .uri),
+                    AttributeDescription(name: "count", type: .integer16),
+                    AttributeDescription(name: "flag", type: .boolean),
+                    AttributeDescription(name: "ratio", type: .float),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "children", destination: "Node", inverse: "parent", toMany: true, ordered: true),
+                    RelationshipDescription(name: "parent", destination: "Node", inverse: "children"),
+                    RelationshipDescription(name: "partner", destination: "Node", inverse: "partner"),
+                    RelationshipDescription(name: "tags", destination: "Tag", inverse: "nodes", toMany: true),
+                ]),
+            EntityDescription(name: "Leaf", parent: "Node"),
+            EntityDescription(
+                name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)],
+                relationships: [RelationshipDescription(name: "nodes", destination: "Node", inverse: "tags", toMany: true)]),
+        ])
+    }
+
+    static func context() throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(model: try model())
+        try coordinator.addPersistentStore(type: "InMemory")
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
+    static func leaf(_ name: String, _ context: ManagedObjectContext) throws -> ManagedObject {
+        let leaf = try context.insertNewObject(forEntityName: "Leaf")
+        try leaf.setValue(.string(name), forKey: "name")
+        return leaf
+    }
+}
+
+final class Hooked: ManagedObject {
+    nonisolated(unsafe) static var log: [String] = []
+    override func awakeFromInsert() {
+        try? setPrimitiveValue(.string("fresh"), forKey: "name")
+        Self.log.append("awakeFromInsert")
+    }
+    override func awakeFromFetch() { Self.log.append("awakeFromFetch") }
+    override func willSave() { Self.log.append("willSave") }
+    override func didSave() { Self.log.append("didSave") }
+    override func prepareForDeletion() { Self.log.append("prepareForDeletion") }
+}
+
+struct ManagedObjectTests {
+    @Test func everyAttributeTypeRoundTripsThroughSlots() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        let values: [String: AttributeValue] = [
+            "weight": .double(2.5), "created": .date(Date(timeIntervalSinceReferenceDate: 1234.5)),
+            "id": .uuid(UUID()), "blob": .binary(Data([1, 2, 3])), "price": .decimal(Decimal(string: "9.99")!),
+            "link": .uri(URL(string: "https://example.com")!), "count": .integer16(-7), "flag": .boolean(true),
+            "ratio": .float(0.25), "scratch": .string("temp"),
+        ]
+        for (key, value) in values { try leaf.setValue(value, forKey: key) }
+        try context.save()
+        for (key, value) in values { #expect(leaf.attributeValue(forKey: key) == value, "\(key)") }
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let stored = try #require(other.fetch(FetchRequest(entityName: "Leaf")).first)
+        for (key, value) in values where key != "scratch" { #expect(stored.attributeValue(forKey: key) == value, "\(key)") }
+        #expect(stored.attributeValue(forKey: "scratch") == .null)  // transient: never stored
+        try leaf.setValue(.null, forKey: "blob")
+        #expect(leaf.attributeValue(forKey: "blob") == .null)
+    }
+
+    @Test func valuesConvertOrAreRejected() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        try leaf.setValue(.integer64(12), forKey: "count")
+        #expect(leaf.attributeValue(forKey: "count") == .integer16(12))
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.integer64(100_000), forKey: "count") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.string("x"), forKey: "nope") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.string("x"), forKey: "parent") }
+        #expect(throws: ObjectGraphError.self) { try context.insertNewObject(forEntityName: "Node") }
+        #expect(throws: ObjectGraphError.self) { try context.insertNewObject(forEntityName: "Nothing") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setKeyValue(.object(leaf), forKey: "tags") }
+        #expect(leaf.value(forKey: "nope") == .null)
+    }
+
+    @Test func inversesStayInStep() throws {
+        let context = try Shapes.context()
+        let root = try Shapes.leaf("root", context)
+        let a = try Shapes.leaf("a", context)
+        let b = try Shapes.leaf("b", context)
+        let children = try root.mutableObjects(forKey: "children")
+        children.add(a)
+        children.insert(b, at: 0)
+        #expect(children.objects.map { $0.value(forKey: "name") } == [.string("b"), .string("a")])
+        #expect(a.object(forKey: "parent") === root)
+        // Moving a child to another parent removes it from the first.
+        let other = try Shapes.leaf("other", context)
+        a.setObject(other, forKey: "parent")
+        #expect(children.objects.map { $0.value(forKey: "name") } == [.string("b")])
+        #expect(other.objects(forKey: "children").first === a)
+        // One-to-one: taking a partner leaves the previous couple's other half single.
+        a.setObject(b, forKey: "partner")
+        #expect(b.object(forKey: "partner") === a)
+        other.setObject(b, forKey: "partner")
+        #expect(a.object(forKey: "partner") == nil)
+        #expect(b.object(forKey: "partner") === other)
+        // Many-to-many.
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        try tag.mutableObjects(forKey: "nodes").add(a)
+        try b.setObjects([tag], forKey: "tags")
+        #expect(tag.objects(forKey: "nodes").count == 2)
+        try tag.mutableObjects(forKey: "nodes").remove(a)
+        #expect(a.objects(forKey: "tags").isEmpty)
+        try tag.mutableObjects(forKey: "nodes").removeAll()
+        #expect(b.objects(forKey: "tags").isEmpty)
+        // The whole event undoes as one step: every insert and relationship change, inverses included.
+        context.undo()
+        #expect(context.insertedObjects.isEmpty)
+        #expect(!context.hasChanges)
+        #expect(root.objects(forKey: "children").isEmpty)
+        #expect(a.object(forKey: "parent") == nil)
+        context.redo()
+        #expect(a.object(forKey: "partner") == nil && b.object(forKey: "partner") === other)
+        #expect(root.objects(forKey: "children").map { $0.value(forKey: "name") } == [.string("b")])
+    }
+
+    @Test func keyPathsAndCollectionOperators() throws {
+        let context = try Shapes.context()
+        let root = try Shapes.leaf("root", context)
+        for (name, weight) in [("x", 2.0), ("y", 3.0), ("z", 7.0)] {
+            let child = try Shapes.leaf(name, context)
+            try child.setValue(.double(weight), forKey: "weight")
+            child.setObject(root, forKey: "parent")
+        }
+        #expect(root.value(forKeyPath: "children.@count") == .integer(3))
+        #expect(root.value(forKeyPath: "children.@sum.weight") == .double(12))
+        #expect(root.value(forKeyPath: "children.@max.weight") == .double(7))
+        #expect(root.value(forKeyPath: "children.@avg.weight") == .double(4))
+        #expect(root.value(forKeyPath: "children.name") == .collection([.string("x"), .string("y"), .string("z")], ordered: true))
+        #expect(root.objects(forKey: "children")[0].value(forKeyPath: "parent.name") == .string("root"))
+        let request = FetchRequest(entityName: "Leaf", predicate: try ObjectPredicate(format: "children.@sum.weight > 10"))
+        #expect(try context.fetch(request).map { $0.value(forKey: "name") } == [.string("root")])
+    }
+
+    @Test func primitiveAccessorsBypassTracking() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        try context.save()
+        var seen = 0
+        let token = leaf.observe("name") { _ in seen += 1 }
+        try leaf.setPrimitiveValue(.string("quiet"), forKey: "name")
+        #expect(leaf.primitiveValue(forKey: "name") == .string("quiet"))
+        #expect(!context.hasChanges)
+        #expect(seen == 0)
+        try leaf.setValue(.string("loud"), forKey: "name")
+        #expect(seen == 1)
+        #expect(context.hasChanges)
+        token.cancel()
+        try leaf.setValue(.string("again"), forKey: "name")
+        #expect(seen == 1)
+    }
+
+    @Test func observersSeeEveryChangeIncludingUndoAndInverses() throws {
+        let context = try Shapes.context()
+        let root = try Shapes.leaf("root", context)
+        let child = try Shapes.leaf("child", context)
+        context.processPendingChanges()
+        var changes: [PropertyChange] = []
+        let token = root.observe { changes.append($0) }
+        child.setObject(root, forKey: "parent")
+        #expect(changes.map(\.key) == ["children"])
+        #expect(changes.first?.newValue == .object(child))
+        context.processPendingChanges()
+        context.undo()
+        #expect(changes.map(\.key) == ["children", "children"])
+        #expect(changes.last?.oldValue == .object(child))
+        token.cancel()
+    }
+
+    @Test func lifecycleHooksRunInOrder() throws {
+        Hooked.log = []
+        let context = try Shapes.context()
+        context.persistentStoreCoordinator.registerClass(Hooked.self, forEntityName: "Leaf")
+        let leaf = try context.insertNewObject(forEntityName: "Leaf")
+        #expect(leaf is Hooked)
+        #expect(leaf.value(forKey: "name") == .string("fresh"))
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let fetched = try #require(other.fetch(FetchRequest(entityName: "Leaf")).first)
+        other.delete(fetched)
+        try other.save()
+        #expect(Hooked.log == ["awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave"])
+    }
+
+    @Test func changedAndCommittedValues() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        #expect(leaf.changedValues()["name"] == .string("a"))
+        try context.save()
+        #expect(leaf.changedValues().isEmpty)
+        try leaf.setValue(.string("b"), forKey: "name")
+        let parent = try Shapes.leaf("p", context)
+        leaf.setObject(parent, forKey: "parent")
+        #expect(Set(leaf.changedValues().keys) == ["name", "parent"])
+        #expect(leaf.committedValues(forKeys: ["name", "parent"]) == ["name": .string("a"), "parent": .null])
+        #expect(leaf.hasChanges && !leaf.isInserted)
+    }
+
+    @Test func obtainingPermanentIDsEarly() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        #expect(leaf.objectID.isTemporary)
+        try context.obtainPermanentIDs(for: [leaf])
+        #expect(!leaf.objectID.isTemporary)
+        #expect(context.registeredObject(for: leaf.objectID) === leaf)
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try reader.existingObject(with: leaf.objectID).value(forKey: "name") == .string("a"))
+    }
+
+    @Test func transientChangesAreUndoable() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        try context.save()
+        try leaf.setValue(.string("note"), forKey: "scratch")
+        context.processPendingChanges()
+        context.undo()
+        #expect(leaf.attributeValue(forKey: "scratch") == .null)
+    }
+
+    @Test func backgroundWorkUsesItsOwnContext() async throws {
+        let coordinator = PersistentStoreCoordinator(model: try Shapes.model())
+        try coordinator.addPersistentStore(type: "InMemory")
+        let id = try await Task.detached {
+            try ManagedObjectContext.perform(with: coordinator) { context in
+                let leaf = try Shapes.leaf("from the background", context)
+                try context.save()
+                return leaf.objectID
+            }
+        }.value
+        let context = ManagedObjectContext(coordinator: coordinator)
+        #expect(try context.existingObject(with: id).value(forKey: "name") == .string("from the background"))
+        // Several tasks saving through one coordinator at once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<8 {
+                group.addTask {
+                    try ManagedObjectContext.perform(with: coordinator) { context in
+                        for j in 0..<25 { _ = try Shapes.leaf("t\(i)-\(j)", context) }
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try context.count(for: FetchRequest(entityName: "Leaf")) == 201)
+    }
+}
