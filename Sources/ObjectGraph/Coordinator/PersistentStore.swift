@@ -96,7 +96,7 @@ public struct AtomicStoreContents: Sendable {
     public var identifier: String
     /// The metadata.
     public var metadata: [String: MetadataValue]
-    /// Every object.
+    /// Every object, in no particular order (a store that writes a file chooses its own order).
     public var snapshots: [ObjectSnapshot]
 
     public init(identifier: String, metadata: [String: MetadataValue] = [:], snapshots: [ObjectSnapshot] = []) {

@@ -242,8 +242,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 try transaction.commit()
                 apply()
             }
-            for snapshot in changes.inserted + changes.updated.map(\.0) { state.rowCache[snapshot.objectID] = nil }
-            for (id, _) in changes.deleted { state.rowCache[id] = nil }
+            if !state.rowCache.isEmpty {
+                for snapshot in changes.inserted + changes.updated.map(\.0) { state.rowCache[snapshot.objectID] = nil }
+                for (id, _) in changes.deleted { state.rowCache[id] = nil }
+            }
             return []
         }
     }

@@ -128,10 +128,9 @@ final class StoreEntry: @unchecked Sendable {
             let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
             keys[root] = max(keys[root] ?? 0, snapshot.objectID.primaryKey)
         }
-        let ordered = next.values.sorted {
-            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
-        }
-        let contents = AtomicStoreContents(identifier: store.identifier, metadata: store.metadata, snapshots: ordered)
+        // Unordered: a store that writes a file orders the objects itself.
+        let contents = AtomicStoreContents(
+            identifier: store.identifier, metadata: store.metadata, snapshots: Array(next.values))
         let transaction = try atomic.prepareWrite(contents, model: model)
         return (
             transaction,

@@ -81,9 +81,9 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     }
 
     public func hash(into hasher: inout Hasher) {
+        // Keys rarely repeat across entities; leaving the name out keeps hashing cheap on hot paths.
         hasher.combine(primaryKey)
         hasher.combine(temporaryIdentifier)
-        hasher.combine(entityName)
     }
 
     public var description: String { uriRepresentation.absoluteString }

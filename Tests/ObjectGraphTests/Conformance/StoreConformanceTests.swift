@@ -1,7 +1,7 @@
 import Foundation
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 
 /// A store type under test: how to add a fresh store of it to a coordinator.
 struct StoreUnderTest: Sendable, CustomStringConvertible {
@@ -20,7 +20,12 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
     /// Every store type the conformance suite runs against. Stores added by later issues join this list.
     static let all: [StoreUnderTest] = {
         JSONTestStore.register()
-        return [StoreUnderTest(type: "InMemory", fileExtension: nil), StoreUnderTest(type: JSONTestStore.typeName, fileExtension: "testjson")]
+        IncrementalTestStore.register()
+        return [
+            StoreUnderTest(type: "InMemory", fileExtension: nil),
+            StoreUnderTest(type: JSONTestStore.typeName, fileExtension: "testjson"),
+            StoreUnderTest(type: IncrementalTestStore.typeName, fileExtension: nil),
+        ]
     }()
 }
 
@@ -42,7 +47,9 @@ struct StoreConformanceTests {
         try context.save()
         let other = fresh(context)
         #expect(try Company.names(other, "Employee") == ["Ann", "Bob"])
-        let request = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "department.name == 'Sales' AND name != 'Ann'"))
+        let request = FetchRequest(
+            entityName: "Employee",
+            predicate: try ObjectPredicate(format: "department.name == 'Sales' AND name != 'Ann'"))
         #expect(try other.fetch(request).map { $0.attributeValue(forKey: "name") } == [.string("Bob")])
         #expect(try other.count(for: FetchRequest(entityName: "Department")) == 1)
         let ids = try other.fetchObjectIDs(FetchRequest(entityName: "Employee"))
@@ -54,9 +61,13 @@ struct StoreConformanceTests {
         let context = try stack(store)
         try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
         try context.save()
-        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        let ann = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
+                .first)
         try ann.setValue(.integer32(4242), forKey: "salary")
-        let bob = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'"))).first)
+        let bob = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'")))
+                .first)
         context.delete(bob)
         try context.save()
         let other = fresh(context)
@@ -140,7 +151,9 @@ struct StoreConformanceTests {
         var changes: [(Int, Int, Int)] = []
         var saves: [SavedChanges] = []
         var willSave = 0
-        let t1 = context.addObserver(for: .objectsDidChange) { changes.append(($0.inserted.count, $0.updated.count, $0.deleted.count)) }
+        let t1 = context.addObserver(for: .objectsDidChange) {
+            changes.append(($0.inserted.count, $0.updated.count, $0.deleted.count))
+        }
         let t2 = context.addObserver(for: .didSave) { if let s = $0.savedChanges { saves.append(s) } }
         let t3 = context.addObserver(for: .willSave) { _ in willSave += 1 }
         let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)

@@ -1,7 +1,7 @@
 import Foundation
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 
 struct MergePolicyTests {
     /// Two contexts change the same employee; the second save meets a conflict.
@@ -29,8 +29,10 @@ struct MergePolicyTests {
     func stored(_ context: ManagedObjectContext) throws -> (String?, Int64?, String?) {
         let fresh = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
         let e = try #require(fresh.fetch(FetchRequest(entityName: "Employee")).first)
-        return (e.attributeValue(forKey: "name").stringValue, e.attributeValue(forKey: "salary").int64Value,
-                e.attributeValue(forKey: "email").stringValue)
+        return (
+            e.attributeValue(forKey: "name").stringValue, e.attributeValue(forKey: "salary").int64Value,
+            e.attributeValue(forKey: "email").stringValue
+        )
     }
 
     @Test func errorPolicyReportsTheConflict() throws {
@@ -110,7 +112,8 @@ struct ConfigurationTests {
                 EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)]),
             ],
             configurations: [
-                Configuration(name: "Monday", entities: ["Session"]), Configuration(name: "Tuesday", entities: ["Session"]),
+                Configuration(name: "Monday", entities: ["Session"]),
+                Configuration(name: "Tuesday", entities: ["Session"]),
                 Configuration(name: "Notes", entities: ["Note"]),
             ])
     }
@@ -132,14 +135,23 @@ struct ConfigurationTests {
             context.assign(session, to: store)
         }
         try context.save()
-        let sessions = try context.fetch(FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start")]))
-        #expect(sessions.map { $0.attributeValue(forKey: "title").stringValue } == ["Keynote", "Lunch", "Core Data", "Undo", "Predicates"])
+        let sessions = try context.fetch(
+            FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start")]))
+        #expect(
+            sessions.map { $0.attributeValue(forKey: "title").stringValue } == [
+                "Keynote", "Lunch", "Core Data", "Undo", "Predicates",
+            ])
         #expect(sessions.filter { $0.objectID.storeIdentifier == monday.identifier }.count == 3)
         #expect(sessions.filter { $0.objectID.storeIdentifier == tuesday.identifier }.count == 2)
         // A second context, fresh from the stores, sees the same order.
         let other = ManagedObjectContext(coordinator: coordinator)
-        let again = try other.fetch(FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start", ascending: false)]))
-        #expect(again.map { $0.attributeValue(forKey: "title").stringValue } == ["Predicates", "Undo", "Core Data", "Lunch", "Keynote"])
+        let again = try other.fetch(
+            FetchRequest(
+                entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start", ascending: false)]))
+        #expect(
+            again.map { $0.attributeValue(forKey: "title").stringValue } == [
+                "Predicates", "Undo", "Core Data", "Lunch", "Keynote",
+            ])
         // Entities outside every store's configuration cannot be saved.
         _ = try context.insertNewObject(forEntityName: "Note")
         let error = try #require(throws: ContextError.self) { try context.save() }
@@ -148,7 +160,9 @@ struct ConfigurationTests {
 
     @Test func unknownConfigurationsAndTypesAreErrors() throws {
         let coordinator = PersistentStoreCoordinator(model: try Self.model())
-        #expect(throws: StoreError.self) { try coordinator.addPersistentStore(type: "InMemory", configuration: "Friday") }
+        #expect(throws: StoreError.self) {
+            try coordinator.addPersistentStore(type: "InMemory", configuration: "Friday")
+        }
         let error = try #require(throws: StoreError.self) { try coordinator.addPersistentStore(type: "Papyrus") }
         #expect(error.message.contains("InMemory"))
     }
@@ -169,7 +183,9 @@ struct MigrationTests {
         #expect(coordinator.persistentStores.count == 1)
         #expect(coordinator.persistentStores.first === migrated)
         // The same context keeps working against the new store.
-        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        let ann = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
+                .first)
         try ann.setValue(.integer32(5000), forKey: "salary")
         try context.save()
         // A new coordinator opening the file sees everything, relationships included.
@@ -177,17 +193,63 @@ struct MigrationTests {
         try reopened.addPersistentStore(type: JSONTestStore.typeName, url: url)
         let fresh = ManagedObjectContext(coordinator: reopened)
         #expect(try Company.names(fresh, "Employee") == ["Ann", "Bob"])
-        let stored = try #require(fresh.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        let stored = try #require(
+            fresh.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
+                .first)
         #expect(stored.attributeValue(forKey: "salary") == .integer32(5000))
         #expect(stored.value(forKeyPath: "department.name") == .string("Sales"))
+        // Metadata reads without adding the store, by type or by detecting it from the content.
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
+        #expect(metadata["NSStoreUUID"] == .string(source.identifier))
+        #expect(throws: StoreError.self) {
+            try PersistentStoreCoordinator.metadataForPersistentStore(at: url.appendingPathExtension("missing"))
+        }
+    }
+
+    @Test func theRowCacheSparesTheIncrementalStore() throws {
+        IncrementalTestStore.register()
+        let coordinator = PersistentStoreCoordinator(model: try Company.model())
+        let store = try #require(
+            try coordinator.addPersistentStore(type: IncrementalTestStore.typeName) as? IncrementalTestStore)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        _ = try reader.fetch(FetchRequest(entityName: "Employee"))
+        let afterFetch = store.snapshotRequests
+        let again = ManagedObjectContext(coordinator: coordinator)
+        let ids = try again.fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        for id in ids { _ = again.object(with: id).value(forKey: "name") }
+        #expect(store.snapshotRequests == afterFetch)
+    }
+
+    @Test func executeReturnsEveryResultType() throws {
+        let context = try Company.context()
+        try Company.department("Sales", staff: ["Ann", "Bob", "Cid"], in: context)
+        try context.save()
+        var request = FetchRequest(entityName: "Employee", resultType: .dictionary)
+        request.propertiesToFetch = [
+            .property("department.name"), .expression(.aggregate(.sum, of: "salary", as: "total")),
+        ]
+        request.propertiesToGroupBy = ["department.name"]
+        guard case .dictionaries(let rows) = try context.execute(request) else { Issue.record("dictionaries"); return }
+        #expect(rows.count == 1 && rows[0]["total"] == .integer(3000) && rows[0]["department.name"] == .string("Sales"))
+        request.resultType = .count
+        guard case .count(3) = try context.execute(request) else { Issue.record("count"); return }
+        request.resultType = .managedObjectID
+        request.fetchLimit = 2
+        guard case .objects(let ids) = try context.execute(request) else { Issue.record("ids"); return }
+        #expect(ids.count == 2)
     }
 
     @Test func aSaveAcrossStoresIsAllOrNothing() throws {
         JSONTestStore.register()
         let coordinator = PersistentStoreCoordinator(model: try ConfigurationTests.model())
         let directory = try Fixtures.temporaryDirectory()
-        let sessions = try coordinator.addPersistentStore(type: JSONTestStore.typeName, configuration: "Monday", url: directory.appendingPathComponent("a.testjson"))
-        try coordinator.addPersistentStore(type: JSONTestStore.typeName, configuration: "Notes", url: directory.appendingPathComponent("b.testjson"))
+        let sessions = try coordinator.addPersistentStore(
+            type: JSONTestStore.typeName, configuration: "Monday", url: directory.appendingPathComponent("a.testjson"))
+        try coordinator.addPersistentStore(
+            type: JSONTestStore.typeName, configuration: "Notes", url: directory.appendingPathComponent("b.testjson"))
         let context = ManagedObjectContext(coordinator: coordinator)
         let session = try context.insertNewObject(forEntityName: "Session")
         try session.setValue(.string("First"), forKey: "title")
@@ -217,8 +279,12 @@ struct MigrationTests {
         let store = try #require(context.persistentStoreCoordinator.persistentStores.first)
         #expect(uri.absoluteString == "x-coredata://\(store.identifier)/Employee/p1")
         #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri) == employee.objectID)
-        #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://nope/Employee/p1")!) == nil)
-        #expect(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/Nope/p1")!) == nil)
+        #expect(
+            context.persistentStoreCoordinator.managedObjectID(
+                forURIRepresentation: URL(string: "x-coredata://nope/Employee/p1")!) == nil)
+        #expect(
+            context.persistentStoreCoordinator.managedObjectID(
+                forURIRepresentation: URL(string: "x-coredata://\(store.identifier)/Nope/p1")!) == nil)
         #expect(ManagedObjectID(uriRepresentation: URL(string: "https://example.com")!) == nil)
     }
 }

@@ -13,9 +13,20 @@ final class JSONTestStore: AtomicStore, @unchecked Sendable {
 
     static func register() {
         StoreType.register(
-            StoreType(name: typeName, fileExtensions: ["testjson"]) { description throws(StoreError) in
-                try JSONTestStore(description: description)
-            })
+            StoreType(
+                name: typeName, fileExtensions: ["testjson"],
+                make: { description throws(StoreError) in try JSONTestStore(description: description) },
+                readMetadata: { url throws(StoreError) in
+                    guard let data = try? Data(contentsOf: url),
+                        let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                        let uuid = root["uuid"] as? String
+                    else { throw StoreError(.corrupt, path: url.path, "not a test JSON store") }
+                    return ["NSStoreType": .string(typeName), "NSStoreUUID": .string(uuid)]
+                },
+                recognizes: { url in
+                    (try? FileHandle(forReadingFrom: url).read(upToCount: 9)).map { $0 == Data("{\"objects".utf8) }
+                        ?? false
+                }))
     }
 
     init(description: StoreDescription) throws(StoreError) {
@@ -64,15 +75,21 @@ final class JSONTestStore: AtomicStore, @unchecked Sendable {
             }
             snapshots.append(snapshot)
         }
-        return AtomicStoreContents(identifier: identifier, metadata: ["NSStoreType": .string(Self.typeName)], snapshots: snapshots)
+        return AtomicStoreContents(
+            identifier: identifier, metadata: ["NSStoreType": .string(Self.typeName)], snapshots: snapshots)
     }
 
-    func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError) -> any StoreTransaction {
+    func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+    {
         if Self.failNextWrite {
             Self.failNextWrite = false
             throw StoreError(.io, path: description.url?.path, "simulated write failure")
         }
-        let objects: [[String: Any]] = contents.snapshots.map { s in
+        let ordered = contents.snapshots.sorted {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+        let objects: [[String: Any]] = ordered.map { s in
             [
                 "id": s.objectID.uriRepresentation.absoluteString, "version": s.version,
                 "values": s.attributes.mapValues(\.literalText),

@@ -21,7 +21,8 @@ enum Shapes {
                     AttributeDescription(name: "ratio", type: .float),
                 ],
                 relationships: [
-                    RelationshipDescription(name: "children", destination: "Node", inverse: "parent", toMany: true, ordered: true),
+                    RelationshipDescription(
+                        name: "children", destination: "Node", inverse: "parent", toMany: true, ordered: true),
                     RelationshipDescription(name: "parent", destination: "Node", inverse: "children"),
                     RelationshipDescription(name: "partner", destination: "Node", inverse: "partner"),
                     RelationshipDescription(name: "tags", destination: "Tag", inverse: "nodes", toMany: true),
@@ -29,7 +30,9 @@ enum Shapes {
             EntityDescription(name: "Leaf", parent: "Node"),
             EntityDescription(
                 name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)],
-                relationships: [RelationshipDescription(name: "nodes", destination: "Node", inverse: "tags", toMany: true)]),
+                relationships: [
+                    RelationshipDescription(name: "nodes", destination: "Node", inverse: "tags", toMany: true)
+                ]),
         ])
     }
 
@@ -73,7 +76,9 @@ struct ManagedObjectTests {
         for (key, value) in values { #expect(leaf.attributeValue(forKey: key) == value, "\(key)") }
         let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
         let stored = try #require(other.fetch(FetchRequest(entityName: "Leaf")).first)
-        for (key, value) in values where key != "scratch" { #expect(stored.attributeValue(forKey: key) == value, "\(key)") }
+        for (key, value) in values where key != "scratch" {
+            #expect(stored.attributeValue(forKey: key) == value, "\(key)")
+        }
         #expect(stored.attributeValue(forKey: "scratch") == .null)  // transient: never stored
         try leaf.setValue(.null, forKey: "blob")
         #expect(leaf.attributeValue(forKey: "blob") == .null)
@@ -146,9 +151,12 @@ struct ManagedObjectTests {
         #expect(root.value(forKeyPath: "children.@sum.weight") == .double(12))
         #expect(root.value(forKeyPath: "children.@max.weight") == .double(7))
         #expect(root.value(forKeyPath: "children.@avg.weight") == .double(4))
-        #expect(root.value(forKeyPath: "children.name") == .collection([.string("x"), .string("y"), .string("z")], ordered: true))
+        #expect(
+            root.value(forKeyPath: "children.name")
+                == .collection([.string("x"), .string("y"), .string("z")], ordered: true))
         #expect(root.objects(forKey: "children")[0].value(forKeyPath: "parent.name") == .string("root"))
-        let request = FetchRequest(entityName: "Leaf", predicate: try ObjectPredicate(format: "children.@sum.weight > 10"))
+        let request = FetchRequest(
+            entityName: "Leaf", predicate: try ObjectPredicate(format: "children.@sum.weight > 10"))
         #expect(try context.fetch(request).map { $0.value(forKey: "name") } == [.string("root")])
     }
 
@@ -199,7 +207,10 @@ struct ManagedObjectTests {
         let fetched = try #require(other.fetch(FetchRequest(entityName: "Leaf")).first)
         other.delete(fetched)
         try other.save()
-        #expect(Hooked.log == ["awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave"])
+        #expect(
+            Hooked.log == [
+                "awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave",
+            ])
     }
 
     @Test func changedAndCommittedValues() throws {

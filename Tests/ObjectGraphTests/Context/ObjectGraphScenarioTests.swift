@@ -8,7 +8,8 @@ enum Company {
         try ManagedObjectModel(
             entities: [
                 EntityDescription(
-                    name: "Department", attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)],
+                    name: "Department",
+                    attributes: [AttributeDescription(name: "name", type: .string, isOptional: false)],
                     relationships: [
                         RelationshipDescription(
                             name: "employees", destination: "Employee", inverse: "department", toMany: true,
@@ -30,13 +31,15 @@ enum Company {
                     relationships: [
                         RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
                         RelationshipDescription(
-                            name: "managedDepartment", destination: "Department", inverse: "manager", deleteRule: .nullify),
+                            name: "managedDepartment", destination: "Department", inverse: "manager",
+                            deleteRule: .nullify),
                     ]),
             ],
             configurations: [])
     }
 
-    static func context(departmentRule: DeleteRule = .cascade, type: String = "InMemory") throws -> ManagedObjectContext {
+    static func context(departmentRule: DeleteRule = .cascade, type: String = "InMemory") throws -> ManagedObjectContext
+    {
         let coordinator = PersistentStoreCoordinator(model: try model(departmentRule: departmentRule))
         try coordinator.addPersistentStore(type: type)
         return ManagedObjectContext(coordinator: coordinator)
@@ -78,7 +81,9 @@ struct DeleteRuleTests {
         let context = try Company.context(departmentRule: .nullify)
         let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
         try context.save()
-        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        let ann = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
+                .first)
         #expect(ann.object(forKey: "department") === sales)
         context.delete(sales)
         try context.save()
@@ -182,15 +187,20 @@ struct PendingChangesFetchTests {
         let context = try Company.context()
         try Company.department("Sales", staff: ["Ann", "Bob", "Cid"], in: context)
         try context.save()
-        let bob = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'"))).first)
+        let bob = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'")))
+                .first)
         context.delete(bob)
         let dee = try context.insertNewObject(forEntityName: "Employee")
         try dee.setValue(.string("Dee"), forKey: "name")
         #expect(try Company.names(context, "Employee") == ["Ann", "Cid", "Dee"])
         // Changed objects are judged by their current values.
-        let ann = try #require(context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'"))).first)
+        let ann = try #require(
+            context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
+                .first)
         try ann.setValue(.string("Zoe"), forKey: "name")
-        let request = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name BEGINSWITH 'A'"))
+        let request = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "name BEGINSWITH 'A'"))
         #expect(try context.fetch(request).isEmpty)
         var ignoring = request
         ignoring.includesPendingChanges = false

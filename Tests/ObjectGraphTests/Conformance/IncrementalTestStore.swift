@@ -1,0 +1,93 @@
+import Foundation
+import ObjectGraph
+
+/// A minimal incremental store for the tests: rows in a dictionary, fetches evaluated by the store itself, saves in
+/// one step. It exercises the coordinator's incremental path (row cache, versions, key allocation) until the SQLite
+/// store joins the conformance suite.
+final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
+    static let typeName = "TestIncremental"
+    let description: StoreDescription
+    let identifier = UUID().uuidString
+    var metadata: [String: MetadataValue] = [:]
+    private var rows: [ManagedObjectID: ObjectSnapshot] = [:]
+    private var keys: [String: Int64] = [:]
+    /// How many snapshots the coordinator asked for (to see the row cache at work).
+    private(set) var snapshotRequests = 0
+
+    static func register() {
+        StoreType.register(
+            StoreType(name: typeName) { description throws(StoreError) in IncrementalTestStore(description: description)
+            })
+    }
+
+    init(description: StoreDescription) {
+        self.description = description
+    }
+
+    func load(model: ManagedObjectModel) throws(StoreError) {
+        metadata = ["NSStoreType": .string(Self.typeName), "NSStoreUUID": .string(identifier)]
+    }
+
+    func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
+        let candidates = rows.values.filter { entityNames.contains($0.objectID.entityName) }
+            .sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+        let lookup: (ManagedObjectID) -> ObjectSnapshot? = { [rows] in rows[$0] }
+        var unbounded = request
+        unbounded.fetchLimit = 0
+        unbounded.fetchOffset = 0
+        let views = candidates.map { PredicateValue.object(RowView(snapshot: $0, lookup: lookup)) }
+        guard case .objects(let matched) = try? InMemoryFetch.execute(unbounded, over: views) else {
+            throw StoreError(.unsupported, "cannot evaluate the fetch")
+        }
+        return matched.compactMap {
+            if case .object(let view as RowView) = $0 { return view.snapshot.objectID }; return nil
+        }
+    }
+
+    func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
+        snapshotRequests += ids.count
+        return ids.compactMap { rows[$0] }
+    }
+
+    func version(of id: ManagedObjectID) throws(StoreError) -> Int64? { rows[id]?.version }
+
+    func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
+        let start = (keys[entityName] ?? 0) + 1
+        keys[entityName] = start + Int64(count) - 1
+        return Array(start..<(start + Int64(count)))
+    }
+
+    func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
+        Commit { [self] in
+            for snapshot in request.inserted + request.updated { rows[snapshot.objectID] = snapshot }
+            for id in request.deleted { rows[id] = nil }
+        }
+    }
+
+    struct Commit: StoreTransaction {
+        let apply: () -> Void
+        func commit() throws(StoreError) { apply() }
+        func rollback() {}
+    }
+
+    /// Key-value access to rows, through relationships.
+    final class RowView: KeyValueCoding {
+        let snapshot: ObjectSnapshot
+        let lookup: (ManagedObjectID) -> ObjectSnapshot?
+        init(snapshot: ObjectSnapshot, lookup: @escaping (ManagedObjectID) -> ObjectSnapshot?) {
+            self.snapshot = snapshot
+            self.lookup = lookup
+        }
+        func predicateValue(forKey key: String) -> PredicateValue {
+            if let value = snapshot.attributes[key] { return PredicateValue(value) }
+            if let id = snapshot.toOne[key] {
+                return id.flatMap(lookup).map { .object(RowView(snapshot: $0, lookup: lookup)) } ?? .null
+            }
+            if let ids = snapshot.toMany[key] {
+                return .collection(
+                    ids.compactMap(lookup).map { .object(RowView(snapshot: $0, lookup: lookup)) }, ordered: true)
+            }
+            return .null
+        }
+    }
+}
