@@ -55,7 +55,8 @@ let package = Package(
         // Helpers shared by the test targets (fixture paths, temporary copies).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
-            name: "ObjectGraphTests", dependencies: ["ObjectGraph", "TestSupport"], swiftSettings: strictSettings),
+            name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ModelFiles", "TestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "ModelFilesTests",
             dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore", "TestSupport"],
