@@ -53,7 +53,9 @@ let package = Package(
         .executableTarget(name: "docutil", dependencies: ["DocUtilCLI"], swiftSettings: strictSettings),
 
         // Helpers shared by the test targets (fixture paths, temporary copies).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport", dependencies: ["ObjectGraph"], path: "Tests/TestSupport", swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ModelFiles", "TestSupport"],
             swiftSettings: strictSettings),
@@ -62,6 +64,9 @@ let package = Package(
             dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "StoreConformanceTests", dependencies: ["ObjectGraph", "TestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
             dependencies: ["docutil", "ObjectGraph", "ModelFiles", "TestSupport"],

@@ -1,34 +1,34 @@
-import Foundation
-import ObjectGraph
+public import Foundation
+public import ObjectGraph
 
 /// A minimal incremental store for the tests: rows in a dictionary, fetches evaluated by the store itself, saves in
 /// one step. It exercises the coordinator's incremental path (row cache, versions, key allocation) until the SQLite
 /// store joins the conformance suite.
-final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
-    static let typeName = "TestIncremental"
-    let description: StoreDescription
-    let identifier = UUID().uuidString
-    var metadata: [String: MetadataValue] = [:]
+public final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
+    public static let typeName = "TestIncremental"
+    public let description: StoreDescription
+    public let identifier = UUID().uuidString
+    public var metadata: [String: MetadataValue] = [:]
     private var rows: [ManagedObjectID: ObjectSnapshot] = [:]
     private var keys: [String: Int64] = [:]
     /// How many snapshots the coordinator asked for (to see the row cache at work).
-    private(set) var snapshotRequests = 0
+    public private(set) var snapshotRequests = 0
 
-    static func register() {
+    public static func register() {
         StoreType.register(
             StoreType(name: typeName) { description throws(StoreError) in IncrementalTestStore(description: description)
             })
     }
 
-    init(description: StoreDescription) {
+    public init(description: StoreDescription) {
         self.description = description
     }
 
-    func load(model: ManagedObjectModel) throws(StoreError) {
+    public func load(model: ManagedObjectModel) throws(StoreError) {
         metadata = ["NSStoreType": .string(Self.typeName), "NSStoreUUID": .string(identifier)]
     }
 
-    func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
+    public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
         let candidates = rows.values.filter { entityNames.contains($0.objectID.entityName) }
             .sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
         let lookup: (ManagedObjectID) -> ObjectSnapshot? = { [rows] in rows[$0] }
@@ -44,20 +44,20 @@ final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
-    func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
+    public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         snapshotRequests += ids.count
         return ids.compactMap { rows[$0] }
     }
 
-    func version(of id: ManagedObjectID) throws(StoreError) -> Int64? { rows[id]?.version }
+    public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? { rows[id]?.version }
 
-    func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
+    public func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
         let start = (keys[entityName] ?? 0) + 1
         keys[entityName] = start + Int64(count) - 1
         return Array(start..<(start + Int64(count)))
     }
 
-    func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
+    public func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
         Commit { [self] in
             for snapshot in request.inserted + request.updated { rows[snapshot.objectID] = snapshot }
             for id in request.deleted { rows[id] = nil }

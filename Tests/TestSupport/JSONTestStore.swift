@@ -1,17 +1,17 @@
-import Foundation
-import ObjectGraph
+public import Foundation
+public import ObjectGraph
 
 /// A small file-backed atomic store used by the tests: JSON, written to a temporary file and renamed into place.
 /// It exercises the atomic-store protocol, store migration to another type and URL, and atomic saves across stores.
-final class JSONTestStore: AtomicStore, @unchecked Sendable {
-    static let typeName = "TestJSON"
-    let description: StoreDescription
-    let identifier: String
-    var metadata: [String: MetadataValue] = [:]
+public final class JSONTestStore: AtomicStore, @unchecked Sendable {
+    public static let typeName = "TestJSON"
+    public let description: StoreDescription
+    public let identifier: String
+    public var metadata: [String: MetadataValue] = [:]
     /// When set, the next prepared write fails (to test all-or-nothing saves).
-    nonisolated(unsafe) static var failNextWrite = false
+    public nonisolated(unsafe) static var failNextWrite = false
 
-    static func register() {
+    public static func register() {
         StoreType.register(
             StoreType(
                 name: typeName, fileExtensions: ["testjson"],
@@ -29,7 +29,7 @@ final class JSONTestStore: AtomicStore, @unchecked Sendable {
                 }))
     }
 
-    init(description: StoreDescription) throws(StoreError) {
+    public init(description: StoreDescription) throws(StoreError) {
         guard description.url != nil else { throw StoreError(.unsupported, "a JSON store needs a URL") }
         self.description = description
         if let data = try? Data(contentsOf: description.url!),
@@ -42,7 +42,7 @@ final class JSONTestStore: AtomicStore, @unchecked Sendable {
         }
     }
 
-    func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
+    public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         let url = description.url!
         guard FileManager.default.fileExists(atPath: url.path) else {
             return AtomicStoreContents(identifier: identifier, metadata: ["NSStoreType": .string(Self.typeName)])
@@ -79,7 +79,7 @@ final class JSONTestStore: AtomicStore, @unchecked Sendable {
             identifier: identifier, metadata: ["NSStoreType": .string(Self.typeName)], snapshots: snapshots)
     }
 
-    func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
+    public func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
         -> any StoreTransaction
     {
         if Self.failNextWrite {
