@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ModelFiles", targets: ["ModelFiles"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .library(name: "XMLStore", targets: ["XMLStore"]),
+        .library(name: "BinaryStore", targets: ["BinaryStore"]),
+        .library(name: "Documents", targets: ["Documents"]),
         .executable(name: "docutil", targets: ["docutil"]),
     ],
     dependencies: [
@@ -42,10 +45,20 @@ let package = Package(
             dependencies: ["ObjectGraph", "ModelFiles", "CSQLite"],
             swiftSettings: strictSettings
         ),
+        // Apple's Core Data XML store, on libxml2.
+        .target(
+            name: "XMLStore", dependencies: ["ObjectGraph", "ModelFiles", "CLibXML2"], swiftSettings: strictSettings),
+        // Our binary store format (see Docs/BinaryStoreFormat.md).
+        .target(
+            name: "BinaryStore", dependencies: ["ObjectGraph", "ModelFiles", "CZlib"], swiftSettings: strictSettings),
+        // Opening documents: type detection, model selection, store registration.
+        .target(
+            name: "Documents", dependencies: ["ObjectGraph", "ModelFiles", "XMLStore", "BinaryStore", "SQLiteStore"],
+            swiftSettings: strictSettings),
         .target(
             name: "DocUtilCLI",
             dependencies: [
-                "ObjectGraph", "ModelFiles", "SQLiteStore",
+                "ObjectGraph", "ModelFiles", "SQLiteStore", "Documents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -65,7 +78,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "StoreConformanceTests", dependencies: ["ObjectGraph", "TestSupport"],
+            name: "StoreConformanceTests", dependencies: ["ObjectGraph", "XMLStore", "BinaryStore", "TestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["ObjectGraph", "ModelFiles", "XMLStore", "BinaryStore", "Documents", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",

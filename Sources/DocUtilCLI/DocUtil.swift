@@ -10,7 +10,7 @@ public struct DocUtil: ParsableCommand {
             69 unsupported, 73 can't create output, 74 I/O error.
             """,
         version: "0.1.0",
-        subcommands: [Schema.self, PredicateCommand.self]
+        subcommands: [Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self]
     )
 
     public init() {}

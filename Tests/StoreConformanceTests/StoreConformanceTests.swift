@@ -1,7 +1,9 @@
+import BinaryStore
 import Foundation
 import ObjectGraph
 import TestSupport
 import Testing
+import XMLStore
 
 /// A store type under test: how to add a fresh store of it to a coordinator.
 struct StoreUnderTest: Sendable, CustomStringConvertible {
@@ -21,7 +23,11 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
     static let all: [StoreUnderTest] = {
         JSONTestStore.register()
         IncrementalTestStore.register()
+        XMLStore.register()
+        BinaryStore.register()
         return [
+            StoreUnderTest(type: XMLStore.typeName, fileExtension: "xml"),
+            StoreUnderTest(type: BinaryStore.typeName, fileExtension: "binary"),
             StoreUnderTest(type: "InMemory", fileExtension: nil),
             StoreUnderTest(type: JSONTestStore.typeName, fileExtension: "testjson"),
             StoreUnderTest(type: IncrementalTestStore.typeName, fileExtension: nil),
@@ -218,5 +224,38 @@ struct StoreConformanceTests {
         try second.save()
         third.delete(stale)
         #expect(throws: ContextError.self) { try third.save() }
+    }
+}
+
+/// File stores: everything saved is there after reopening with a new coordinator.
+struct StoreRoundTripTests {
+    static let fileStores = StoreUnderTest.all.filter { $0.fileExtension != nil }
+
+    @Test(arguments: fileStores)
+    func everyValueAndRelationshipSurvivesReopening(store: StoreUnderTest) throws {
+        let model = try Catalog.model()
+        let coordinator = try store.makeCoordinator(model: model)
+        let url = try #require(coordinator.persistentStores.first?.description.url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 40)
+        try context.save()
+        let expected = try Catalog.describe(context)
+        #expect(expected.count == 47)
+
+        let reopened = PersistentStoreCoordinator(model: model)
+        try reopened.addPersistentStore(type: store.type, url: url)
+        let fresh = ManagedObjectContext(coordinator: reopened)
+        #expect(try Catalog.describe(fresh) == expected)
+        // Changes and deletes are written too.
+        let first = try #require(
+            fresh.fetch(FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "name == 'item 1'")))
+                .first)
+        try first.setValue(.string("renamed"), forKey: "name")
+        fresh.delete(try #require(fresh.fetch(FetchRequest(entityName: "Tag")).first))
+        try fresh.save()
+        let after = try Catalog.describe(fresh)
+        let third = PersistentStoreCoordinator(model: model)
+        try third.addPersistentStore(type: store.type, url: url)
+        #expect(try Catalog.describe(ManagedObjectContext(coordinator: third)) == after)
     }
 }

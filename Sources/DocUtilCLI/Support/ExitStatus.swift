@@ -1,6 +1,8 @@
 import ArgumentParser
+import Documents
 import Foundation
 import ModelFiles
+import ObjectGraph
 import SQLiteStore
 
 /// The documented exit statuses (sysexits.h), and the mapping from library errors to them.
@@ -28,6 +30,15 @@ enum ExitStatus {
             case .io: ioError
             case .notAStore, .malformed: badData
             }
+        case let e as DocumentError: e.code.rawValue
+        case let e as ObjectPredicateError:
+            e.code == .syntaxError || e.code == .unknownTemplate || e.code == .missingVariable ? badData : ioError
+        case let e as ContextError:
+            switch e {
+            case .store(let s): s.code == .notFound ? noInput : (s.code == .unsupported ? unsupported : badData)
+            default: badData
+            }
+        case is StoreError: badData
         default: ioError
         }
     }

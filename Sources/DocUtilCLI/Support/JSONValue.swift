@@ -81,3 +81,33 @@ enum JSONValue: Equatable {
         out += "\""
     }
 }
+
+extension JSONValue {
+    /// The `docutil info` text form of an object: one line per member, nested objects summarised.
+    func infoText() -> String {
+        guard case .object(let members) = self else { return serialized(compact: true) + "\n" }
+        var out = ""
+        for member in members {
+            let key = member.0
+            let value = member.1
+            if key == "metadata", case .object(let entries) = value {
+                out += "metadata:\n"
+                for entry in entries {
+                    var text = entry.1.serialized(compact: true)
+                    if case .object(let nested) = entry.1 { text = String(nested.count) + " entries" }
+                    out += "  " + entry.0 + ": " + text + "\n"
+                }
+            } else if key == "entityCounts", case .object(let entries) = value {
+                var total: Int64 = 0
+                for entry in entries { if case .int(let n) = entry.1 { total += n } }
+                out += "objects: " + String(total) + "\n"
+                for entry in entries { out += "  " + entry.0 + ": " + entry.1.serialized(compact: true) + "\n" }
+            } else if case .string(let text) = value {
+                out += key + ": " + text + "\n"
+            } else {
+                out += key + ": " + value.serialized(compact: true) + "\n"
+            }
+        }
+        return out
+    }
+}

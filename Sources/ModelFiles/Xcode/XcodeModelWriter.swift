@@ -205,6 +205,13 @@ struct XMLText {
         attributes.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
     }
 
+    /// Escapes element text (`&`, `<`, `>`).
+    static func escapeText(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) else { return s }
+        return s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     /// Escapes text for an XML attribute value, keeping line breaks and tabs as character references.
     static func escape(_ s: String) -> String {
         var out = ""

@@ -106,14 +106,29 @@ public struct AtomicStoreContents: Sendable {
     }
 }
 
+/// How an atomic store numbers its objects.
+public enum PrimaryKeyScope: Sendable, Hashable {
+    /// Keys count up separately for each inheritance hierarchy (like SQLite's `Z_PK` per table).
+    case perRootEntity
+    /// One counter for the whole store, starting after the given number (Apple's XML store: ids `z102`, `z103`…
+    /// after 101).
+    case store(startingAfter: Int64)
+}
+
 /// A store that reads its whole graph at once and writes it whole on every save (XML, binary, in-memory).
 public protocol AtomicStore: PersistentStore {
+    /// How new objects get their keys (default: per root entity).
+    var primaryKeyScope: PrimaryKeyScope { get }
     /// Reads every object. Called once, when the store is added.
     func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents
     /// Prepares writing the whole store (e.g. to a temporary file beside the real one); the coordinator commits
     /// once every store of the save has prepared.
     func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
         -> any StoreTransaction
+}
+
+extension AtomicStore {
+    public var primaryKeyScope: PrimaryKeyScope { .perRootEntity }
 }
 
 /// Changes for one incremental store, as the coordinator hands them over at save.

@@ -272,8 +272,10 @@ public final class PersistentStoreCoordinator: Sendable {
         let target = try storeType.make(
             StoreDescription(
                 type: type, url: url, configurationName: store.description.configurationName, options: newOptions))
-        target.metadata = store.metadata
-        let entry = try StoreEntry(store: target, model: model)
+        var metadata = store.metadata
+        metadata["NSStoreType"] = .string(type)
+        target.metadata = metadata
+        let entry = try StoreEntry(store: target, model: model, load: false)
         let (transaction, apply) = try entry.prepare(inserted: snapshots, updated: [], deleted: [], model: model)
         try transaction.commit()
         apply()

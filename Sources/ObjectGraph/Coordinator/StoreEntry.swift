@@ -43,11 +43,14 @@ final class StoreEntry: @unchecked Sendable {
     var maxKeys: [String: Int64] = [:]
     let rootOf: [String: String]
 
-    init(store: any PersistentStore, model: ManagedObjectModel) throws(StoreError) {
+    /// - Parameter load: `false` for a migration target, which starts empty whatever is at its URL.
+    init(store: any PersistentStore, model: ManagedObjectModel, load: Bool = true) throws(StoreError) {
         self.store = store
         entityNames = Set(model.entityNames(inConfiguration: store.description.configurationName) ?? [])
         rootOf = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, model.rootEntity(of: $0.name)) })
-        if let atomic = store as? any AtomicStore {
+        if !load {
+            return
+        } else if let atomic = store as? any AtomicStore {
             let contents = try atomic.load(model: model)
             store.metadata = contents.metadata
             for snapshot in contents.snapshots {
@@ -63,6 +66,11 @@ final class StoreEntry: @unchecked Sendable {
     }
 
     func allocateKey(root: String) throws(StoreError) -> Int64 {
+        if let atomic = store as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
+            let key = max(floor, maxKeys.values.max() ?? 0) + 1
+            maxKeys[root] = key
+            return key
+        }
         if let incremental = store as? any IncrementalStore {
             guard let key = try incremental.allocatePrimaryKeys(forRoot: root, count: 1).first else {
                 throw StoreError(.io, "the store allocated no key")

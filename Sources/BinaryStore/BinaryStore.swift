@@ -1,0 +1,132 @@
+import CZlib
+public import Foundation
+import ModelFiles
+public import ObjectGraph
+
+/// Our binary store (`"Binary"`): a compact whole-graph format, much faster to load and save than XML, with the
+/// model embedded, optional zlib compression (option `"compress": "YES"`) and a CRC-32 checksum. The layout is in
+/// `Docs/BinaryStoreFormat.md`. An atomic store: read whole when added, written whole (temporary file, then
+/// rename) at every save.
+///
+/// `@unchecked Sendable`: its mutable state (`metadata`) is only touched under the coordinator's lock.
+public final class BinaryStore: AtomicStore, @unchecked Sendable {
+    /// The registered type name.
+    public static let typeName = "Binary"
+    /// The file's first bytes.
+    public static let magic = Array("DUBSTORE".utf8)
+
+    public let description: StoreDescription
+    public let identifier: String
+    public var metadata: [String: MetadataValue] = [:]
+
+    /// Registers the `"Binary"` store type.
+    public static func register() {
+        StoreType.register(
+            StoreType(
+                name: typeName, fileExtensions: ["binary", "dubstore"],
+                make: { description throws(StoreError) in try BinaryStore(description: description) },
+                readMetadata: { url throws(StoreError) in try BinaryStoreFile(url: url).metadata },
+                recognizes: { url in BinaryStoreFile.hasMagic(url) }))
+    }
+
+    public init(description: StoreDescription) throws(StoreError) {
+        guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
+        self.description = description
+        if let given = description.options["storeIdentifier"] {
+            identifier = given
+        } else if FileManager.default.fileExists(atPath: url.path), let file = try? BinaryStoreFile(url: url) {
+            identifier = file.uuid
+        } else {
+            identifier = description.options["storeIdentifier"] ?? UUID().uuidString
+        }
+    }
+
+    public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
+        let url = description.url!
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
+            return AtomicStoreContents(identifier: identifier, metadata: metadata)
+        }
+        let file = try BinaryStoreFile(url: url)
+        let snapshots = try file.snapshots(model: model, storeIdentifier: identifier)
+        metadata = file.metadata
+        return AtomicStoreContents(identifier: identifier, metadata: file.metadata, snapshots: snapshots)
+    }
+
+    public func prepareWrite(
+        _ contents: AtomicStoreContents, model: ManagedObjectModel
+    ) throws(StoreError) -> any StoreTransaction {
+        let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        var encoder = BinaryStoreEncoder(model: model)
+        let data = try encoder.encode(
+            snapshots: contents.snapshots, uuid: identifier, metadata: newMetadata,
+            compress: description.options["compress"] == "YES")
+        let transaction = try AtomicFileWriter.prepare(data, for: description.url!)
+        return Commit(transaction: transaction) { [self] in metadata = newMetadata }
+    }
+
+    struct Commit: StoreTransaction {
+        let transaction: AtomicFileWriter.Transaction
+        let done: () -> Void
+        func commit() throws(StoreError) {
+            try transaction.commit()
+            done()
+        }
+        func rollback() { transaction.rollback() }
+    }
+
+    static func metadata(
+        for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
+    ) -> [String: MetadataValue] {
+        var metadata = previous
+        metadata["NSStoreType"] = .string(typeName)
+        metadata["NSStoreUUID"] = .string(uuid)
+        metadata["NSStoreModelVersionHashes"] = .dictionary(model.entityVersionHashes.mapValues { .data($0) })
+        metadata["NSStoreModelVersionHashesVersion"] = .integer(3)
+        metadata["NSStoreModelVersionIdentifiers"] = .array(
+            (model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers).map { .string($0) })
+        return metadata
+    }
+}
+
+/// zlib's CRC-32 and compression.
+enum Zlib {
+    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: uLong = CZlib.crc32(0, nil, 0)
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = min(1 << 30, bytes.count - offset)
+            crc = CZlib.crc32(crc, bytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + offset, uInt(chunk))
+            offset += chunk
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    static func compress(_ input: [UInt8]) throws(StoreError) -> [UInt8] {
+        var size = compressBound(uLong(input.count))
+        var output = [UInt8](repeating: 0, count: Int(size))
+        let status = output.withUnsafeMutableBufferPointer { out in
+            input.withUnsafeBufferPointer { inp in
+                compress2(out.baseAddress, &size, inp.baseAddress, uLong(inp.count), Z_BEST_SPEED)
+            }
+        }
+        guard status == Z_OK else { throw StoreError(.io, "zlib compression failed (\(status))") }
+        output.removeSubrange(Int(size)...)
+        return output
+    }
+
+    static func decompress(_ input: [UInt8], expected: Int) throws(StoreError) -> [UInt8] {
+        var size = uLong(expected)
+        var output = [UInt8](repeating: 0, count: max(expected, 1))
+        let status = output.withUnsafeMutableBufferPointer { out in
+            input.withUnsafeBufferPointer { inp in uncompress(out.baseAddress, &size, inp.baseAddress, uLong(inp.count))
+            }
+        }
+        if expected == 0 && status == Z_OK { return [] }
+        guard status == Z_OK, Int(size) == expected else {
+            throw StoreError(.corrupt, "the compressed body does not inflate to its recorded length (zlib \(status))")
+        }
+        if output.count > expected { output.removeSubrange(expected...) }
+        return output
+    }
+}

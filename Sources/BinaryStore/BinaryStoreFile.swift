@@ -1,0 +1,356 @@
+public import Foundation
+public import ModelFiles
+public import ObjectGraph
+
+/// A binary store file, checked and decoded: header, trailer and CRC-32 are verified when it is opened; objects
+/// are decoded for a model on request. Every error names the file and the byte offset.
+public struct BinaryStoreFile: Sendable {
+    public let url: URL
+    public let uuid: String
+    public let metadata: [String: MetadataValue]
+    /// The model the file was written with (Xcode `contents` XML).
+    public let modelContents: String
+    /// Objects per entity.
+    public let counts: [String: Int]
+    let body: [UInt8]
+    let entitiesOffset: Int
+    let names: [String]
+
+    /// Whether the file starts with the binary store's magic.
+    public static func hasMagic(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 8)).map { Array($0) == BinaryStore.magic } ?? false
+    }
+
+    public init(url: URL) throws(StoreError) {
+        self.url = url
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StoreError(.notFound, path: url.path, "cannot read: \(error.localizedDescription)")
+        }
+        let path = url.path
+        func corrupt(_ offset: Int, _ message: String) -> StoreError {
+            StoreError(.corrupt, path: "\(path):offset \(offset)", "binary store: \(message)")
+        }
+        let bytes = [UInt8](data)
+        guard bytes.count >= 16 + 28 else { throw corrupt(0, "file too short (\(bytes.count) bytes)") }
+        guard Array(bytes[0..<8]) == BinaryStore.magic else {
+            throw corrupt(0, "no DUBSTORE magic: not a docutil binary store")
+        }
+        let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
+        guard version == 1 else { throw corrupt(8, "format version \(version) is not supported (this reader knows 1)") }
+        let flags = UInt16(bytes[10]) | UInt16(bytes[11]) << 8
+        let trailer = bytes.count - 28
+        guard Array(bytes[(bytes.count - 8)...]) == Array("DUBEND01".utf8) else {
+            throw corrupt(bytes.count - 8, "no end marker: the file is truncated")
+        }
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        let plainLength = u64(trailer)
+        let storedLength = u64(trailer + 8)
+        let crc = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[trailer + 16 + $1]) << (8 * UInt32($1)) }
+        guard storedLength == UInt64(trailer - 16), plainLength < 1 << 40 else {
+            throw corrupt(trailer, "recorded body length \(storedLength) does not match the file (\(trailer - 16))")
+        }
+        let actual = bytes.withUnsafeBytes { Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<trailer])) }
+        guard actual == crc else { throw corrupt(trailer + 16, "checksum mismatch: the file is damaged") }
+        let body: [UInt8]
+        if flags & 1 != 0 {
+            body = try Zlib.decompress(Array(bytes[16..<trailer]), expected: Int(plainLength))
+        } else {
+            body = Array(bytes[16..<trailer])
+        }
+        var cursor = Cursor(bytes: body, path: path, base: 16)
+        let count = try cursor.count()
+        var names: [String] = []
+        names.reserveCapacity(count)
+        for _ in 0..<count { names.append(try cursor.string()) }
+        uuid = try cursor.string()
+        guard case .dictionary(let metadata) = try cursor.metadataValue(depth: 0) else {
+            throw corrupt(16 + cursor.position, "metadata is not a dictionary")
+        }
+        self.metadata = metadata
+        modelContents = try cursor.string()
+        entitiesOffset = cursor.position
+        self.names = names
+        self.body = body
+        // Count objects per entity without decoding values.
+        var counts: [String: Int] = [:]
+        var scan = cursor
+        let entities = try scan.count()
+        for _ in 0..<entities {
+            let header = try scan.entityHeader(names: names)
+            counts[header.name] = header.objectCount
+            for _ in 0..<header.objectCount { try scan.skipObject(header) }
+        }
+        self.counts = counts
+    }
+
+    /// The model the file carries.
+    public func model() throws(ModelFileError) -> ManagedObjectModel {
+        try ModelLoader.readContents(Data(modelContents.utf8))
+    }
+
+    /// Decodes every object for `model` (properties are matched by name).
+    public func snapshots(model: ManagedObjectModel, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
+        var cursor = Cursor(bytes: body, path: url.path, base: 16)
+        cursor.position = entitiesOffset
+        let entityNames = model.entities.map(\.name).sorted()
+        var snapshots: [ObjectSnapshot] = []
+        snapshots.reserveCapacity(counts.values.reduce(0, +))
+        let entities = try cursor.count()
+        for _ in 0..<entities {
+            let header = try cursor.entityHeader(names: names)
+            guard let layout = model.layout(of: header.name) else {
+                throw cursor.fail("unknown entity '\(header.name)' (not in the model)")
+            }
+            let attributes = try header.attributes.map { (name, code) throws(StoreError) -> (String, AttributeType) in
+                guard let attribute = layout.attributes.first(where: { $0.name == name }) else {
+                    throw cursor.fail("\(header.name) has no attribute '\(name)' in the model")
+                }
+                guard let stored = AttributeType(rawValue: UInt32(code) * 100) else {
+                    throw cursor.fail("unknown type code \(code) for \(header.name).\(name)")
+                }
+                return (attribute.name, stored)
+            }
+            for (name, _) in header.relationships where layout.relationshipSlot(named: name) == nil {
+                throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
+            }
+            let toMany = header.relationships.map(\.1)
+            for _ in 0..<header.objectCount {
+                let key = try cursor.varint()
+                let version = try cursor.varint()
+                guard key > 0, key < UInt64(Int64.max), version < UInt64(Int64.max) else {
+                    throw cursor.fail("bad object key \(key)")
+                }
+                var snapshot = ObjectSnapshot(
+                    objectID: ManagedObjectID(
+                        entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key)),
+                    version: Int64(version))
+                let bitmap = try cursor.take((attributes.count + 7) / 8)
+                for (i, (name, type)) in attributes.enumerated()
+                where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
+                    let value = try cursor.value(type)
+                    let target = layout.attributes[layout.attributeSlot(named: name)!].type
+                    snapshot.attributes[name] = target == type ? value : (try? value.converted(to: target)) ?? .null
+                }
+                for (r, (name, _)) in header.relationships.enumerated() {
+                    if toMany[r] {
+                        let count = try cursor.count()
+                        var ids: [ManagedObjectID] = []
+                        ids.reserveCapacity(count)
+                        for _ in 0..<count {
+                            let entity = try cursor.varint()
+                            let key = try cursor.varint()
+                            guard entity < UInt64(entityNames.count), key < UInt64(Int64.max) else {
+                                throw cursor.fail("bad reference")
+                            }
+                            ids.append(
+                                ManagedObjectID(
+                                    entityName: entityNames[Int(entity)], storeIdentifier: storeIdentifier,
+                                    primaryKey: Int64(key)))
+                        }
+                        snapshot.toMany[name] = ids
+                    } else {
+                        let entity = try cursor.varint()
+                        if entity == 0 {
+                            snapshot.toOne[name] = .some(nil)
+                        } else {
+                            let key = try cursor.varint()
+                            guard entity <= UInt64(entityNames.count), key < UInt64(Int64.max) else {
+                                throw cursor.fail("bad reference")
+                            }
+                            snapshot.toOne[name] = ManagedObjectID(
+                                entityName: entityNames[Int(entity) - 1], storeIdentifier: storeIdentifier,
+                                primaryKey: Int64(key))
+                        }
+                    }
+                }
+                snapshots.append(snapshot)
+            }
+        }
+        return snapshots
+    }
+}
+
+/// A bounds-checked reader over the body.
+struct Cursor {
+    let bytes: [UInt8]
+    let path: String
+    let base: Int
+    var position = 0
+
+    struct EntityHeader {
+        var name: String
+        var attributes: [(String, UInt8)]
+        var relationships: [(String, Bool)]
+        var objectCount: Int
+    }
+
+    func fail(_ message: String) -> StoreError {
+        StoreError(.corrupt, path: "\(path):offset \(base + position)", "binary store: \(message)")
+    }
+
+    mutating func byte() throws(StoreError) -> UInt8 {
+        guard position < bytes.count else { throw fail("unexpected end of data") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func varint() throws(StoreError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let b = try byte()
+            guard shift < 64 else { throw fail("varint too long") }
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func zigzag() throws(StoreError) -> Int64 {
+        let v = try varint()
+        return Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+    }
+
+    /// A count or length that must fit in the remaining bytes.
+    mutating func count() throws(StoreError) -> Int {
+        let v = try varint()
+        guard v <= UInt64(bytes.count - position) else { throw fail("count \(v) larger than the rest of the file") }
+        return Int(v)
+    }
+
+    mutating func take(_ n: Int) throws(StoreError) -> ArraySlice<UInt8> {
+        guard n >= 0, n <= bytes.count - position else { throw fail("unexpected end of data") }
+        defer { position += n }
+        return bytes[position..<position + n]
+    }
+
+    mutating func fixed64() throws(StoreError) -> UInt64 {
+        let slice = try take(8)
+        var v: UInt64 = 0
+        for (i, b) in slice.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
+        return v
+    }
+
+    mutating func fixed32() throws(StoreError) -> UInt32 {
+        let slice = try take(4)
+        var v: UInt32 = 0
+        for (i, b) in slice.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
+        return v
+    }
+
+    mutating func string() throws(StoreError) -> String {
+        let n = try count()
+        return String(decoding: try take(n), as: UTF8.self)
+    }
+
+    mutating func data() throws(StoreError) -> Data {
+        let n = try count()
+        return Data(try take(n))
+    }
+
+    mutating func metadataValue(depth: Int) throws(StoreError) -> MetadataValue {
+        guard depth < 64 else { throw fail("metadata nested too deeply") }
+        switch try byte() {
+        case 1: return .string(try string())
+        case 2: return .integer(try zigzag())
+        case 3: return .real(Double(bitPattern: try fixed64()))
+        case 4: return .boolean(try byte() != 0)
+        case 5: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed64())))
+        case 6: return .data(try data())
+        case 7:
+            let n = try count()
+            var items: [MetadataValue] = []
+            for _ in 0..<n { items.append(try metadataValue(depth: depth + 1)) }
+            return .array(items)
+        case 8:
+            let n = try count()
+            var entries: [String: MetadataValue] = [:]
+            for _ in 0..<n {
+                let key = try string()
+                entries[key] = try metadataValue(depth: depth + 1)
+            }
+            return .dictionary(entries)
+        case let tag: throw fail("unknown metadata tag \(tag)")
+        }
+    }
+
+    mutating func name(_ names: [String]) throws(StoreError) -> String {
+        let i = try varint()
+        guard i < UInt64(names.count) else { throw fail("name index \(i) out of range") }
+        return names[Int(i)]
+    }
+
+    mutating func entityHeader(names: [String]) throws(StoreError) -> EntityHeader {
+        let name = try self.name(names)
+        let attributeCount = try count()
+        var attributes: [(String, UInt8)] = []
+        for _ in 0..<attributeCount { attributes.append((try self.name(names), try byte())) }
+        let relationshipCount = try count()
+        var relationships: [(String, Bool)] = []
+        for _ in 0..<relationshipCount {
+            let relationshipName = try self.name(names)
+            let kind = try byte()
+            guard kind <= 1 else { throw fail("bad relationship kind \(kind)") }
+            relationships.append((relationshipName, kind == 1))
+        }
+        return EntityHeader(name: name, attributes: attributes, relationships: relationships, objectCount: try count())
+    }
+
+    mutating func value(_ type: AttributeType) throws(StoreError) -> AttributeValue {
+        switch type {
+        case .integer16:
+            guard let v = Int16(exactly: try zigzag()) else { throw fail("Integer 16 out of range") }
+            return .integer16(v)
+        case .integer32:
+            guard let v = Int32(exactly: try zigzag()) else { throw fail("Integer 32 out of range") }
+            return .integer32(v)
+        case .integer64: return .integer64(try zigzag())
+        case .decimal:
+            let text = try string()
+            guard let v = try? AttributeValue(parsing: text, as: .decimal) else { throw fail("bad decimal '\(text)'") }
+            return v
+        case .double: return .double(Double(bitPattern: try fixed64()))
+        case .float: return .float(Float(bitPattern: try fixed32()))
+        case .string: return .string(try string())
+        case .boolean: return .boolean(try byte() != 0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed64())))
+        case .binary: return .binary(try data())
+        case .transformable: return .transformable(try data())
+        case .uuid: return .uuid(UUID(bytes: Data(try take(16))))
+        case .uri, .objectID:
+            let text = try string()
+            guard let url = URL(string: text) else { throw fail("bad URL '\(text)'") }
+            return type == .uri ? .uri(url) : .objectID(url)
+        case .undefined, .composite: throw fail("attribute type \(type.xcodeName) is never stored")
+        }
+    }
+
+    mutating func skipObject(_ header: EntityHeader) throws(StoreError) {
+        _ = try varint()
+        _ = try varint()
+        let bitmap = try take((header.attributes.count + 7) / 8)
+        for (i, (_, code)) in header.attributes.enumerated()
+        where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
+            guard let type = AttributeType(rawValue: UInt32(code) * 100) else {
+                throw fail("unknown type code \(code)")
+            }
+            _ = try value(type)
+        }
+        for (_, toMany) in header.relationships {
+            if toMany {
+                let n = try count()
+                for _ in 0..<n {
+                    _ = try varint()
+                    _ = try varint()
+                }
+            } else if try varint() != 0 {
+                _ = try varint()
+            }
+        }
+    }
+}

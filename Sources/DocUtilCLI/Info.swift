@@ -1,0 +1,110 @@
+import ArgumentParser
+import Documents
+import Foundation
+import ModelFiles
+import ObjectGraph
+import SQLiteStore
+
+/// `docutil info DOC`: what a document is and holds.
+struct Info: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    static let configuration = CommandConfiguration(
+        abstract: "Show a document's store type, size, UUID, metadata, model version and object counts.")
+
+    @Argument(help: "The document (XML, binary or SQLite store).")
+    var document: String
+
+    @Option(help: "Output format: text or json.")
+    var format: Format = .text
+
+    @OptionGroup var options: DocumentOptions
+
+    func run() throws {
+        try reportingErrors {
+            let url = URL(fileURLWithPath: document)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw DocumentError(.noInput, "\(document): no such file")
+            }
+            let size =
+                ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? 0
+            var members: [(String, JSONValue)] = [("path", .string(document))]
+            var counts: [String: Int] = [:]
+            var metadata: [String: MetadataValue] = [:]
+            var uuid: String?
+            var storeType: String
+            var identifiers: [String] = []
+            var modelSource: String?
+            var extra: [(String, JSONValue)] = []
+            if SQLiteStoreFile.isSQLite(url) {
+                storeType = "SQLite"
+                let file = try SQLiteStoreFile(url: url)
+                counts = file.entityCounts
+                metadata = file.metadata.compactMapValues(\.metadataValue)
+                uuid = file.uuid
+                if case .array(let ids)? = metadata["NSStoreModelVersionIdentifiers"] {
+                    identifiers = ids.compactMap {
+                        if case .string(let s) = $0 { return s }; return nil
+                    }
+                }
+                modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
+                let wal = URL(fileURLWithPath: url.path + "-wal")
+                let walSize = ((try? FileManager.default.attributesOfItem(atPath: wal.path))?[.size] as? NSNumber)?
+                    .int64Value
+                let walMembers: [(String, JSONValue)] = [
+                    ("present", .bool(walSize != nil)), ("size", walSize.map { JSONValue.int($0) } ?? .null),
+                    ("shm", .bool(FileManager.default.fileExists(atPath: url.path + "-shm"))),
+                ]
+                extra.append(("wal", JSONValue.object(walMembers)))
+            } else {
+                let opened = try options.open(document)
+                storeType = opened.storeType
+                uuid = opened.store.identifier
+                metadata = opened.store.metadata
+                metadata.removeValue(forKey: "DocutilStoreModel")
+                identifiers = opened.model.versionIdentifiers
+                modelSource = opened.modelSource
+                for entity in opened.model.entities {
+                    var request = FetchRequest(entityName: entity.name)
+                    request.includesSubentities = false
+                    counts[entity.name] = try opened.context.count(for: request)
+                }
+            }
+            members.append(("storeType", JSONValue.string(storeType)))
+            members.append(("size", JSONValue.int(size)))
+            members.append(("uuid", JSONValue.optional(uuid)))
+            members.append(("modelVersionIdentifiers", JSONValue.array(identifiers.map { JSONValue.string($0) })))
+            members.append(("modelSource", JSONValue.optional(modelSource)))
+            members.append(("metadata", Self.metadataJSON(.dictionary(metadata))))
+            var countMembers: [(String, JSONValue)] = []
+            for name in counts.keys.sorted() { countMembers.append((name, JSONValue.int(Int64(counts[name]!)))) }
+            members.append(("entityCounts", JSONValue.object(countMembers)))
+            members += extra
+            let output: String
+            switch format {
+            case .json: output = JSONValue.object(members).serialized() + "\n"
+            case .text: output = Self.renderText(members)
+            }
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+
+    static func metadataJSON(_ value: MetadataValue) -> JSONValue {
+        switch value {
+        case .string(let s): .string(s)
+        case .integer(let i): .int(i)
+        case .real(let r): .double(r)
+        case .boolean(let b): .bool(b)
+        case .date(let d): .string(ISO8601.string(d))
+        case .data(let d): .string(d.base64EncodedString())
+        case .array(let items): .array(items.map { metadataJSON($0) })
+        case .dictionary(let entries): .object(entries.keys.sorted().map { key in (key, metadataJSON(entries[key]!)) })
+        }
+    }
+
+    static func renderText(_ members: [(String, JSONValue)]) -> String {
+        JSONValue.object(members).infoText()
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Documents
+import Foundation
+import ObjectGraph
+
+/// `docutil query DOC --entity E`: a fetch request from the command line.
+struct Query: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch objects with a predicate in Apple's format, sorted and limited.",
+        discussion: """
+            Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas. \
+            --var NAME=VALUE substitutes $NAME with a literal (70, 'x', YES). Output is the same as 'dump'.
+            """)
+
+    @Argument(help: "The document (XML or binary store).")
+    var document: String
+
+    @Option(help: "The entity to fetch.")
+    var entity: String
+
+    @Option(name: .customLong("where"), help: "A predicate, e.g. \"pages > $min AND title BEGINSWITH[c] 'd'\".")
+    var predicate: String?
+
+    @Option(help: "The name of a fetch request template in the model.")
+    var template: String?
+
+    @Option(name: .customLong("var"), help: "A substitution variable, NAME=VALUE (repeatable).")
+    var variables: [String] = []
+
+    @Option(help: "Sort keys: KEY or -KEY, separated by commas.")
+    var sort: String?
+
+    @Option(help: "The most objects to return.")
+    var limit: Int?
+
+    @Option(help: "How many objects to skip.")
+    var offset: Int?
+
+    @Option(help: "Output format: json, csv or text.")
+    var format: ObjectFormat = .json
+
+    @OptionGroup var options: DocumentOptions
+
+    func validate() throws {
+        if predicate != nil && template != nil { throw ValidationError("give --where or --template, not both") }
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+    }
+
+    func run() throws {
+        let values = try VariableArguments.parse(variables)
+        var parsed: ObjectPredicate?
+        if let predicate {
+            do {
+                parsed = try ObjectPredicate(format: predicate)
+            } catch {
+                printError("--where: predicate \(error.description)")
+                throw ExitCode(ExitStatus.badData)
+            }
+        }
+        try reportingErrors {
+            let opened = try options.open(document)
+            guard opened.model.entity(named: entity) != nil else {
+                throw DocumentError(
+                    .badData,
+                    "the document has no entity '\(entity)' (it has: \(opened.model.entityNames.joined(separator: ", ")))"
+                )
+            }
+            var request: FetchRequest
+            if let template {
+                request = try opened.model.fetchRequest(fromTemplate: template, substitutionVariables: values)
+                request.resultType = .managedObject
+            } else {
+                request = FetchRequest(entityName: entity)
+                if let parsed { request.predicate = try parsed.substituting(values) }
+            }
+            request.sortDescriptors = (sort ?? "").split(separator: ",").map {
+                ObjectSortDescriptor(parsing: String($0))
+            }
+            if let limit { request.fetchLimit = limit }
+            if let offset { request.fetchOffset = offset }
+            let objects = try opened.context.fetch(request)
+            let ordered = request.sortDescriptors.isEmpty ? ObjectOutput.sorted(objects) : objects
+            FileHandle.standardOutput.write(Data(ObjectOutput.render(ordered, as: format).utf8))
+        }
+    }
+}

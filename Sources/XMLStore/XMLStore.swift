@@ -1,0 +1,115 @@
+public import Foundation
+import ModelFiles
+public import ObjectGraph
+
+/// Apple's Core Data XML store (`NSXMLStoreType`): the externally parsable document format. Files written on a Mac
+/// open here and ours follow Apple's layout. An atomic store: the whole file is read when the store is added and
+/// written whole (to a temporary file, then renamed) at every save.
+///
+/// The model the file was written with is kept in the metadata under ``modelMetadataKey`` (Apple's Core Data
+/// ignores unknown keys), so our documents open without a separate model file.
+///
+/// `@unchecked Sendable`: its mutable state (`metadata`, the next object number) is only touched under the
+/// coordinator's lock.
+public final class XMLStore: AtomicStore, @unchecked Sendable {
+    /// The registered type name.
+    public static let typeName = "XML"
+    /// Our metadata key for the embedded model (Xcode `contents` XML).
+    public static let modelMetadataKey = "DocutilStoreModel"
+    /// The `NSPersistenceFrameworkVersion` we record (a recent Core Data's).
+    public static let frameworkVersion: Int64 = 1345
+
+    public let description: StoreDescription
+    public let identifier: String
+    public var metadata: [String: MetadataValue] = [:]
+    public var primaryKeyScope: PrimaryKeyScope { .store(startingAfter: 101) }
+    private var nextObjectID: Int64 = 101
+
+    /// Registers the `"XML"` store type with the coordinator's registry.
+    public static func register() {
+        StoreType.register(
+            StoreType(
+                name: typeName, fileExtensions: ["xml", "storedata"],
+                make: { description throws(StoreError) in try XMLStore(description: description) },
+                readMetadata: { url throws(StoreError) in try XMLStoreFile(url: url).metadata },
+                recognizes: { url in XMLStoreFile.looksLikeXMLStore(url) }))
+    }
+
+    /// Creates the store for a file (which need not exist yet).
+    public init(description: StoreDescription) throws(StoreError) {
+        guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
+        self.description = description
+        if let given = description.options["storeIdentifier"] {
+            identifier = given
+        } else if FileManager.default.fileExists(atPath: url.path), let uuid = XMLStoreFile.peekUUID(url) {
+            identifier = uuid
+        } else {
+            identifier = description.options["storeIdentifier"] ?? UUID().uuidString
+        }
+    }
+
+    public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
+        let url = description.url!
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
+            return AtomicStoreContents(identifier: identifier, metadata: metadata)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StoreError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+        }
+        let raw = try XMLStoreReader(path: url.path).read(data)
+        let snapshots = try XMLStoreDecoder(model: model, path: url.path).snapshots(raw, storeIdentifier: identifier)
+        nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
+        let stored = raw.metadata.compactMapValues(\.metadataValue)
+        metadata = stored
+        return AtomicStoreContents(identifier: identifier, metadata: stored, snapshots: snapshots)
+    }
+
+    public func prepareWrite(
+        _ contents: AtomicStoreContents, model: ManagedObjectModel
+    ) throws(StoreError) -> any StoreTransaction {
+        let url = description.url!
+        let highest = contents.snapshots.map(\.objectID.primaryKey).max() ?? 0
+        let next = max(nextObjectID, highest)
+        let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        var writer = XMLStoreWriter(model: model)
+        let data = writer.write(
+            snapshots: contents.snapshots, uuid: identifier, nextObjectID: next, metadata: newMetadata)
+        let transaction = try AtomicFileWriter.prepare(data, for: url)
+        return Commit(transaction: transaction) { [self] in
+            metadata = newMetadata
+            nextObjectID = next
+        }
+    }
+
+    struct Commit: StoreTransaction {
+        let transaction: AtomicFileWriter.Transaction
+        let done: () -> Void
+        func commit() throws(StoreError) {
+            try transaction.commit()
+            done()
+        }
+        func rollback() { transaction.rollback() }
+    }
+
+    /// The metadata a store written with `model` carries: Apple's keys plus the model.
+    static func metadata(
+        for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
+    ) -> [String: MetadataValue] {
+        var metadata = previous
+        metadata["NSStoreType"] = .string(typeName)
+        metadata["NSStoreUUID"] = .string(uuid)
+        metadata["NSPersistenceFrameworkVersion"] = .integer(frameworkVersion)
+        metadata["NSStoreModelVersionHashes"] = .dictionary(model.entityVersionHashes.mapValues { .data($0) })
+        metadata["NSStoreModelVersionHashesVersion"] = .integer(3)
+        metadata["NSStoreModelVersionHashesDigest"] = .string(model.versionHashesDigest)
+        metadata["NSStoreModelVersionChecksumKey"] = .string(model.versionChecksum)
+        metadata["NSStoreModelVersionIdentifiers"] = .array(
+            (model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers).map { .string($0) })
+        metadata[modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
+        return metadata
+    }
+}

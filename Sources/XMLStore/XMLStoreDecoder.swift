@@ -1,0 +1,129 @@
+import Foundation
+import ModelFiles
+import ObjectGraph
+
+/// Matches the raw contents of an XML store to a model (upper-cased entity types, lower-cased property names) and
+/// turns them into snapshots.
+struct XMLStoreDecoder {
+    let model: ManagedObjectModel
+    let path: String?
+    let entityByType: [String: EntityLayout]
+
+    init(model: ManagedObjectModel, path: String?) {
+        self.model = model
+        self.path = path
+        var map: [String: EntityLayout] = [:]
+        for entity in model.entities { map[entity.name.uppercased()] = model.layout(of: entity.name) }
+        entityByType = map
+    }
+
+    func snapshots(_ raw: RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
+        var entityOfObject: [Int64: String] = [:]
+        entityOfObject.reserveCapacity(raw.objects.count)
+        for object in raw.objects {
+            guard let layout = entityByType[object.type.uppercased()] else {
+                throw .xml(
+                    path, line: object.line,
+                    "unknown entity '\(object.type)' (the model has: \(model.entityNames.joined(separator: ", ")))")
+            }
+            if entityOfObject.updateValue(layout.name, forKey: object.id) != nil {
+                throw .xml(path, line: object.line, "object id z\(object.id) is used twice")
+            }
+        }
+        var lowerAttributes: [String: [String: AttributeDescription]] = [:]
+        var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
+        for (name, layout) in model.layouts {
+            lowerAttributes[name] = Dictionary(
+                layout.attributes.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+            lowerRelationships[name] = Dictionary(
+                layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        var snapshots: [ObjectSnapshot] = []
+        snapshots.reserveCapacity(raw.objects.count)
+        for object in raw.objects {
+            let entityName = entityOfObject[object.id]!
+            var snapshot = ObjectSnapshot(
+                objectID: ManagedObjectID(
+                    entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: object.id))
+            let attributes = lowerAttributes[entityName]!
+            let relationships = lowerRelationships[entityName]!
+            for attribute in object.attributes {
+                guard let description = attributes[attribute.name.lowercased()] else {
+                    throw .xml(path, line: object.line, "\(entityName) has no attribute '\(attribute.name)'")
+                }
+                let raw = try Self.value(attribute, path: path, line: object.line)
+                do {
+                    snapshot.attributes[description.name] =
+                        description.type == .undefined || description.type == .composite
+                        ? raw : try raw.converted(to: description.type)
+                } catch {
+                    throw .xml(path, line: object.line, "\(entityName).\(description.name): \(error.description)")
+                }
+            }
+            for relationship in object.relationships {
+                guard let description = relationships[relationship.name.lowercased()] else {
+                    throw .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'")
+                }
+                var ids: [ManagedObjectID] = []
+                for ref in relationship.refs {
+                    guard let destination = entityOfObject[ref] else {
+                        throw .xml(
+                            path, line: object.line,
+                            "\(entityName).\(description.name) refers to z\(ref), which is not in the store")
+                    }
+                    ids.append(
+                        ManagedObjectID(entityName: destination, storeIdentifier: storeIdentifier, primaryKey: ref))
+                }
+                if description.isToMany {
+                    snapshot.toMany[description.name] = ids
+                } else {
+                    guard ids.count <= 1 else {
+                        throw .xml(
+                            path, line: object.line,
+                            "to-one relationship \(entityName).\(description.name) has \(ids.count) destinations")
+                    }
+                    snapshot.toOne[description.name] = ids.first
+                }
+            }
+            snapshots.append(snapshot)
+        }
+        return snapshots
+    }
+
+    /// The value an `<attribute type=…>` element holds, by its XML type.
+    static func value(_ attribute: RawXMLStore.Attribute, path: String?, line: Int) throws(StoreError) -> AttributeValue
+    {
+        let text = attribute.text
+        func bad() -> StoreError {
+            .xml(
+                path, line: line, "attribute '\(attribute.name)': '\(text.prefix(40))' is not a valid \(attribute.type)"
+            )
+        }
+        switch attribute.type {
+        case "string": return .string(text)
+        case "int16", "int32", "int64":
+            guard let v = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            return .integer64(v)
+        case "bool":
+            switch text.trimmingCharacters(in: .whitespacesAndNewlines) {
+            case "1", "YES", "true": return .boolean(true)
+            case "0", "NO", "false": return .boolean(false)
+            default: throw bad()
+            }
+        case "double", "float":
+            guard let v = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            return .double(v)
+        case "decimal":
+            guard let v = try? AttributeValue(parsing: text, as: .decimal) else { throw bad() }
+            return v
+        case "date":
+            guard let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case "binary":
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { throw bad() }
+            return .binary(data)
+        default:
+            throw .xml(path, line: line, "attribute '\(attribute.name)' has unknown type '\(attribute.type)'")
+        }
+    }
+}

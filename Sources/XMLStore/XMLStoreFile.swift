@@ -1,0 +1,63 @@
+public import Foundation
+public import ModelFiles
+public import ObjectGraph
+
+/// What an XML store file says about itself, read without adding it to a coordinator: its UUID, metadata, the model
+/// it carries (ours embed one) or one inferred from its contents, and object counts.
+public struct XMLStoreFile: Sendable {
+    public let url: URL
+    public let uuid: String?
+    public let metadata: [String: MetadataValue]
+    /// Objects per entity type as written (upper-cased).
+    public let countsByType: [String: Int]
+    let raw: RawXMLStore
+
+    /// Reads the whole file.
+    public init(url: URL) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError(.notFound, path: url.path, "no such file")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StoreError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+        }
+        let raw = try XMLStoreReader(path: url.path).read(data)
+        self.url = url
+        uuid = raw.uuid
+        metadata = raw.metadata.compactMapValues(\.metadataValue)
+        countsByType = raw.objects.reduce(into: [:]) { $0[$1.type, default: 0] += 1 }
+        self.raw = raw
+    }
+
+    /// The model written into the file by docutil, if any.
+    public func embeddedModel() throws(ModelFileError) -> ManagedObjectModel? {
+        guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }
+        return try ModelLoader.readContents(Data(contents.utf8))
+    }
+
+    /// A model worked out from the typed contents (for Apple's files, which carry no model).
+    public func inferredModel() throws(StoreError) -> ManagedObjectModel {
+        try XMLModelInference.infer(raw)
+    }
+
+    /// Whether a file starts like an XML store: an XML prolog (or none) and a `<database>` root.
+    public static func looksLikeXMLStore(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+        return head.hasPrefix("<?xml") && head.contains("<database>") || head.hasPrefix("<database>")
+    }
+
+    /// The `<UUID>` from the start of the file, without parsing all of it.
+    static func peekUUID(_ url: URL) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: 1024)) ?? Data(), as: UTF8.self)
+        guard let start = head.range(of: "<UUID>"),
+            let end = head.range(of: "</UUID>", range: start.upperBound..<head.endIndex)
+        else { return nil }
+        return head[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import ModelFiles
+import ObjectGraph
+
+/// Writes a Core Data XML store in Apple's layout: the prolog and DOCTYPE, `<databaseInfo>` with version
+/// 134481920, the UUID, `nextObjectID` and the metadata plist, then one `<object>` per object in id order, with
+/// upper-cased entity types, lower-cased property names, typed attribute values (nil omitted) and both sides of
+/// every relationship.
+struct XMLStoreWriter {
+    static let formatVersion = "134481920"
+
+    let model: ManagedObjectModel
+    private var out: [UInt8] = []
+
+    init(model: ManagedObjectModel) {
+        self.model = model
+    }
+
+    private mutating func append(_ s: String) {
+        out.append(contentsOf: s.utf8)
+    }
+
+    private mutating func appendEscaped(_ s: String, attribute: Bool) {
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): append("&amp;")
+            case UInt8(ascii: "<"): append("&lt;")
+            case UInt8(ascii: ">"): append("&gt;")
+            case UInt8(ascii: "\"") where attribute: append("&quot;")
+            case UInt8(ascii: "\r"): append("&#13;")
+            case UInt8(ascii: "\n") where attribute: append("&#10;")
+            case UInt8(ascii: "\t") where attribute: append("&#9;")
+            default: out.append(byte)
+            }
+        }
+    }
+
+    mutating func write(
+        snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: MetadataValue]
+    ) -> Data {
+        out.removeAll(keepingCapacity: true)
+        out.reserveCapacity(256 + snapshots.count * 400)
+        append("<?xml version=\"1.0\" standalone=\"yes\"?>\n")
+        append("<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n")
+        append("<database>\n    <databaseInfo>\n")
+        append("        <version>\(Self.formatVersion)</version>\n")
+        append("        <UUID>\(uuid)</UUID>\n")
+        append("        <nextObjectID>\(nextObjectID)</nextObjectID>\n")
+        append("        <metadata>\n")
+        append(XMLPropertyListWriter.plistElement(PropertyList(.dictionary(metadata)), indent: 12))
+        append("        </metadata>\n    </databaseInfo>\n")
+        let ordered = snapshots.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+        var plans: [String: EntityPlan] = [:]
+        for snapshot in ordered {
+            let entityName = snapshot.objectID.entityName
+            let plan: EntityPlan
+            if let known = plans[entityName] {
+                plan = known
+            } else {
+                plan = EntityPlan(layout: model.layout(of: entityName)!)
+                plans[entityName] = plan
+            }
+            append("    <object type=\"\(plan.type)\" id=\"z\(snapshot.objectID.primaryKey)\">\n")
+            for (attribute, xmlName) in plan.attributes {
+                guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
+                writeAttribute(xmlName, value)
+            }
+            for (relationship, xmlName, destination) in plan.relationships {
+                let ids: [ManagedObjectID] =
+                    relationship.isToMany
+                    ? snapshot.toMany[relationship.name] ?? []
+                    : (snapshot.toOne[relationship.name] ?? nil).map { [$0] } ?? []
+                append(
+                    "        <relationship name=\"\(xmlName)\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"\(destination)\""
+                )
+                if !ids.isEmpty {
+                    append(" idrefs=\"")
+                    for (i, id) in ids.enumerated() {
+                        if i > 0 { out.append(0x20) }
+                        append("z\(id.primaryKey)")
+                    }
+                    out.append(UInt8(ascii: "\""))
+                }
+                append("></relationship>\n")
+            }
+            append("    </object>\n")
+        }
+        append("</database>\n")
+        return Data(out)
+    }
+
+    /// The attributes and relationships of an entity in writing order, with their names as written.
+    final class EntityPlan {
+        let type: String
+        let attributes: [(AttributeDescription, String)]
+        let relationships: [(RelationshipDescription, String, String)]
+
+        init(layout: EntityLayout) {
+            type = layout.name.uppercased()
+            attributes = layout.attributes.filter { !$0.isTransient }.map { ($0, $0.name.lowercased()) }
+                .sorted { $0.1 < $1.1 }
+            relationships = layout.relationships.filter { !$0.isTransient }
+                .map { ($0, $0.name.lowercased(), $0.destinationEntityName.uppercased()) }.sorted { $0.1 < $1.1 }
+        }
+    }
+
+    private mutating func writeAttribute(_ name: String, _ value: AttributeValue) {
+        let type: String
+        let text: String
+        switch value {
+        case .string(let s): (type, text) = ("string", s)
+        case .integer16(let v): (type, text) = ("int16", String(v))
+        case .integer32(let v): (type, text) = ("int32", String(v))
+        case .integer64(let v): (type, text) = ("int64", String(v))
+        case .decimal: (type, text) = ("decimal", value.literalText)
+        case .double(let v): (type, text) = ("double", "\(v)")
+        case .float(let v): (type, text) = ("float", "\(v)")
+        case .boolean(let b): (type, text) = ("bool", b ? "1" : "0")
+        case .date(let d): (type, text) = ("date", String(format: "%.20f", d.timeIntervalSinceReferenceDate))
+        case .binary(let d), .transformable(let d): (type, text) = ("binary", Self.base64Lines(d))
+        case .uuid(let u): (type, text) = ("string", u.uuidString)
+        case .uri(let u), .objectID(let u): (type, text) = ("string", u.absoluteString)
+        case .composite, .null: return
+        }
+        append("        <attribute name=\"\(name)\" type=\"\(type)\">")
+        appendEscaped(text, attribute: false)
+        append("</attribute>\n")
+    }
+
+    /// Base64 as Apple's XML store writes it: the first 76 characters on the first line, the rest on a second
+    /// line, and a final newline when there is more than one line.
+    static func base64Lines(_ data: Data) -> String {
+        let text = data.base64EncodedString()
+        guard text.utf8.count > 76 else { return text }
+        let split = text.index(text.startIndex, offsetBy: 76)
+        return text[..<split] + "\n" + text[split...] + "\n"
+    }
+}
