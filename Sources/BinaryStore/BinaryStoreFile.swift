@@ -51,9 +51,11 @@ public struct BinaryStoreFile: Sendable {
         let plainLength = u64(trailer)
         let storedLength = u64(trailer + 8)
         let crc = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[trailer + 16 + $1]) << (8 * UInt32($1)) }
-        guard storedLength == UInt64(trailer - 16), plainLength < 1 << 40 else {
-            throw corrupt(trailer, "recorded body length \(storedLength) does not match the file (\(trailer - 16))")
+        guard storedLength == UInt64(trailer - 16), plainLength < 1 << 40, flags & 1 != 0 || plainLength == storedLength
+        else {
+            throw corrupt(trailer, "recorded body lengths (\(plainLength), \(storedLength)) do not match the file (\(trailer - 16))")
         }
+        guard flags & ~1 == 0, bytes[12..<16].allSatisfy({ $0 == 0 }) else { throw corrupt(10, "unknown flags") }
         let actual = bytes.withUnsafeBytes { Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<trailer])) }
         guard actual == crc else { throw corrupt(trailer + 16, "checksum mismatch: the file is damaged") }
         let body: [UInt8]

@@ -51,6 +51,13 @@ struct XMLStoreReader {
         /// Advances one node; `false` at the end. A libxml2 error becomes a StoreError.
         mutating func next() throws(StoreError) -> Bool {
             let status = xmlTextReaderRead(reader)
+            // libxml2's reader may go on returning nodes after an error (closing the open elements of a truncated
+            // file, for instance): any recorded error ends the read.
+            if let error = xmlGetLastError(), error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
+                let message = error.pointee.message.map { String(cString: $0) }?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
+                throw .xml(path, line: Int(error.pointee.line), "XML: \(message)")
+            }
             if status == 1 { return true }
             if status == 0 { return false }
             if let error = xmlGetLastError() {
@@ -105,7 +112,7 @@ struct XMLStoreReader {
             }
             if isEmptyElement { return store }
             while try next() {
-                if isEndElement { break }
+                if isEndElement { return store }
                 guard isElement else { continue }
                 switch name {
                 case "databaseInfo": try parseInfo()
@@ -113,7 +120,7 @@ struct XMLStoreReader {
                 default: throw fail("unexpected element <\(name)> in <database>")
                 }
             }
-            return store
+            throw fail("the document ends before </database>: it is truncated")
         }
 
         mutating func parseInfo() throws(StoreError) {
@@ -176,7 +183,10 @@ struct XMLStoreReader {
                 return
             }
             while try next() {
-                if isEndElement { break }
+                if isEndElement {
+                    store.objects.append(object)
+                    return
+                }
                 guard isElement else { continue }
                 switch name {
                 case "attribute":
@@ -202,7 +212,7 @@ struct XMLStoreReader {
                     throw fail("unexpected element <\(name)> in <object>")
                 }
             }
-            store.objects.append(object)
+            throw fail("the document ends inside <object id=\"z\(id)\">: it is truncated")
         }
     }
 }

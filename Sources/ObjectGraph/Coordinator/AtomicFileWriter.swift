@@ -5,9 +5,9 @@ public import Synchronization
 /// flushed to disk, and only on ``Transaction/commit()`` is the temporary file renamed over the old one — so the old
 /// file survives any failure before that point, and a reader never sees half a file.
 public enum AtomicFileWriter {
-    /// For tests: when set, called with the number of bytes about to be written; returning `true` makes the write
-    /// fail there (as a full disk would).
-    public static let failureInjection = Mutex<(@Sendable (Int) -> Bool)?>(nil)
+    /// For tests: when set, called with the destination and the number of bytes about to be written; returning
+    /// `true` makes the write fail there (as a full disk would).
+    public static let failureInjection = Mutex<(@Sendable (URL, Int) -> Bool)?>(nil)
 
     /// Writes `data` next to `url` and returns the transaction that puts it in place.
     public static func prepare(_ data: Data, for url: URL) throws(StoreError) -> Transaction {
@@ -23,7 +23,7 @@ public enum AtomicFileWriter {
             var offset = 0
             while offset < raw.count {
                 let chunk = min(1 << 20, raw.count - offset)
-                if let inject, inject(offset + chunk) {
+                if let inject, inject(url, offset + chunk) {
                     failed = StoreError(.io, path: url.path, "write failed after \(offset) bytes (injected failure)")
                     return
                 }

@@ -1,0 +1,137 @@
+import BinaryStore
+import Foundation
+import ObjectGraph
+import Testing
+import TestSupport
+import XMLStore
+
+/// Damaged documents give errors naming the file and the place — never a crash, never a changed file.
+struct CorruptStoreTests {
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            return z ^ (z >> 27)
+        }
+    }
+
+    /// A saved document of `type`, returned as its bytes.
+    static func document(type: String, ext: String, options: [String: String] = [:]) throws -> Data {
+        XMLStore.register()
+        BinaryStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.\(ext)")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: type, url: url, options: options)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 12)
+        try context.save()
+        return try Data(contentsOf: url)
+    }
+
+    /// Opens bytes as a store of `type`; returns the error, or nil when it opened.
+    static func open(_ bytes: Data, type: String, ext: String) throws -> StoreError? {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("damaged.\(ext)")
+        try bytes.write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        do {
+            try coordinator.addPersistentStore(type: type, url: url)
+        } catch {
+            #expect(try Data(contentsOf: url) == bytes)
+            return error
+        }
+        return nil
+    }
+
+    @Test(arguments: [("XML", "xml"), ("Binary", "binary"), ("Binary", "binary-compressed")])
+    func truncatedDocumentsAreRejectedWithThePlace(type: String, ext: String) throws {
+        let compressed = ext.hasSuffix("compressed")
+        let data = try Self.document(type: type, ext: "x", options: compressed ? ["compress": "YES"] : [:])
+        var rejected = 0
+        for step in 1..<40 {
+            let cut = data.count * step / 40
+            guard let error = try Self.open(data.prefix(cut), type: type, ext: "x") else { continue }
+            rejected += 1
+            #expect(error.path?.contains("damaged.x") == true, "\(error)")
+            #expect(error.path?.contains(type == "XML" ? ":" : ":offset") == true, "\(error)")
+        }
+        #expect(rejected == 39)
+    }
+
+    @Test(arguments: [("XML", 300), ("Binary", 300)])
+    func flippedBytesNeverCrash(type: String, count: Int) throws {
+        let data = try Self.document(type: type, ext: "x")
+        var generator = Generator(state: 7)
+        var errors = 0
+        for _ in 0..<count {
+            var copy = data
+            copy[Int.random(in: 0..<copy.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+            if try Self.open(copy, type: type, ext: "x") != nil { errors += 1 }
+        }
+        // Binary stores have a checksum: every flip is caught. XML flips inside text can be harmless.
+        if type == "Binary" { #expect(errors == count) } else { #expect(errors > 0) }
+    }
+
+    @Test(arguments: [
+        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">a</object></database>", "XML"),
+        ("<database><object type=\"GADGET\" id=\"z1\"></object></database>", "unknown entity 'GADGET'"),
+        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"colour\" type=\"string\">a</attribute></object></database>", "no attribute 'colour'"),
+        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"medium\" type=\"int32\">many</attribute></object></database>", "not a valid int32"),
+        ("<database><object type=\"ITEM\" id=\"x1\"></object></database>", "bad id"),
+        ("<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9\"></relationship></object></database>", "not in the store"),
+        ("<database><object type=\"ITEM\" id=\"z1\"></object><object type=\"ITEM\" id=\"z1\"></object></database>", "used twice"),
+        ("<plist version=\"1.0\"><dict/></plist>", "not <database>"),
+        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"created\" type=\"date\">soon</attribute></object></database>", "not a valid date"),
+        ("<?xml version=\"1.0\"?><!DOCTYPE database [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">&x;</attribute></object></database>", ""),
+    ])
+    func badXMLGivesAClearError(text: String, expected: String) throws {
+        let error = try Self.open(Data(text.utf8), type: "XML", ext: "xml")
+        if expected.isEmpty {
+            // External entities are never loaded: the document either fails or holds no file contents.
+            if error == nil {
+                let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+                let url = try Fixtures.temporaryDirectory().appendingPathComponent("e.xml")
+                try Data(text.utf8).write(to: url)
+                try coordinator.addPersistentStore(type: "XML", url: url)
+                let item = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Item")).first
+                #expect(item?.attributeValue(forKey: "name").stringValue?.contains("root:") != true)
+            }
+            return
+        }
+        let found = try #require(error)
+        #expect(found.description.contains(expected), "\(found)")
+        #expect(found.path?.contains("damaged.xml:") == true, "\(found)")
+    }
+
+    @Test func binaryHeaderProblemsAreNamed() throws {
+        let data = try Self.document(type: "Binary", ext: "x")
+        var wrongMagic = data
+        wrongMagic[0] = 0x41
+        #expect(try Self.open(wrongMagic, type: "Binary", ext: "binary")?.description.contains("magic") == true)
+        var wrongVersion = data
+        wrongVersion[8] = 9
+        #expect(try Self.open(wrongVersion, type: "Binary", ext: "binary")?.description.contains("version 9") == true)
+        var flipped = data
+        flipped[data.count / 2] ^= 0xFF
+        #expect(try Self.open(flipped, type: "Binary", ext: "binary")?.description.contains("checksum") == true)
+        #expect(try Self.open(Data(), type: "Binary", ext: "binary")?.description.contains("too short") == true)
+    }
+
+    @Test func compressedBinaryDocumentsRoundTrip() throws {
+        BinaryStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.binary")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "Binary", url: url, options: ["compress": "YES"])
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 50)
+        try context.save()
+        let expected = try Catalog.describe(context)
+        let plain = try Self.document(type: "Binary", ext: "x")
+        #expect(try Data(contentsOf: url)[10] == 1)
+        #expect(plain[10] == 0)
+        let reopened = PersistentStoreCoordinator(model: try Catalog.model())
+        try reopened.addPersistentStore(type: "Binary", url: url)
+        #expect(try Catalog.describe(ManagedObjectContext(coordinator: reopened)) == expected)
+    }
+}

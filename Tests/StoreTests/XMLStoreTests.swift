@@ -1,0 +1,88 @@
+import Foundation
+import ModelFiles
+import ObjectGraph
+import Testing
+import TestSupport
+import XMLStore
+
+struct XMLStoreTests {
+    /// A small document written with a fixed UUID and fixed values, compared byte for byte with the golden file.
+    @Test func writesApplesLayout() throws {
+        XMLStore.register()
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("golden.xml")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(
+            type: "XML", url: url, options: ["storeIdentifier": "9DA05BB0-3F2A-4C1F-978F-3D70EC917014"])
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 6)
+        try context.save()
+        var text = try String(contentsOf: url, encoding: .utf8)
+        // The embedded model's text is checked elsewhere; keep the golden file readable.
+        let modelKey = "<key>DocutilStoreModel</key>"
+        #expect(text.contains(modelKey))
+        if let start = text.range(of: modelKey), let end = text.range(of: "</string>", range: start.upperBound..<text.endIndex) {
+            text.replaceSubrange(start.upperBound..<end.upperBound, with: "\n                    <string>…</string>")
+        }
+        let golden = Fixtures.projectRoot.appendingPathComponent("Tests/StoreTests/Golden/catalog.xml")
+        if ProcessInfo.processInfo.environment["DOCUTIL_RECORD_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(text == expected)
+        // The layout facts of Apple's files.
+        #expect(text.hasPrefix("<?xml version=\"1.0\" standalone=\"yes\"?>\n<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n<database>\n    <databaseInfo>\n        <version>134481920</version>\n"))
+        #expect(text.contains("<object type=\"SPECIALITEM\" id=\"z"))
+        #expect(text.contains("<attribute name=\"created\" type=\"date\">336046917.00164198875427246094</attribute>"))
+        #expect(text.contains("type=\"1/1\" destination=\"OWNER\" idrefs=\"z"))
+        #expect(text.contains("<relationship name=\"parts\" type=\"0/0\" destination=\"ITEM\" idrefs=\""))
+        #expect(!text.contains("scratch"))
+        // Ids start after 101, like Apple's.
+        #expect(text.contains("id=\"z102\""))
+        #expect(text.contains("<nextObjectID>114</nextObjectID>"))
+    }
+
+    @Test func aFailedSaveLeavesTheOldFileIntact() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("store.xml")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 30)
+        try context.save()
+        let before = try Data(contentsOf: url)
+        try Catalog.populate(context, count: 30)
+        let target = url.path
+        AtomicFileWriter.failureInjection.withLock { $0 = { destination, _ in destination.path == target } }
+        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.description.contains("injected failure"))
+        #expect(try Data(contentsOf: url) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(leftovers == ["store.xml"])
+        AtomicFileWriter.failureInjection.withLock { $0 = nil }
+        try context.save()
+        #expect(try Data(contentsOf: url) != before)
+    }
+
+    @Test func theEmbeddedModelReadsBack() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("store.xml")
+        let model = try Catalog.model()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 2)
+        try context.save()
+        let file = try XMLStoreFile(url: url)
+        #expect(try file.embeddedModel() == model)
+        guard case .dictionary(let hashes)? = file.metadata["NSStoreModelVersionHashes"] else {
+            Issue.record("no version hashes")
+            return
+        }
+        #expect(hashes.mapValues { if case .data(let d) = $0 { return d } else { return Data() } } == model.entityVersionHashes)
+        #expect(file.metadata["NSStoreModelVersionHashesVersion"] == .integer(3))
+        #expect(file.metadata["NSStoreType"] == .string("XML"))
+    }
+}
