@@ -86,7 +86,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
-            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "TestSupport"],
+            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ],

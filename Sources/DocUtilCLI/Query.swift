@@ -8,7 +8,7 @@ struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch objects with a predicate in Apple's format, sorted and limited.",
         discussion: """
-            Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas. \
+            Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas; write --sort=-KEY so that -KEY is not read as an option. \
             --var NAME=VALUE substitutes $NAME with a literal (70, 'x', YES). Output is the same as 'dump'.
             """)
 

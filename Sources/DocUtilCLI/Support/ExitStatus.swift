@@ -55,6 +55,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
         try body()
     } catch let exit as ExitCode {
         throw exit
+    } catch let usage as ValidationError {
+        throw usage
     } catch {
         printError(String(describing: error))
         throw ExitCode(ExitStatus.code(for: error))
