@@ -9,9 +9,15 @@ let package = Package(
     dependencies: [.package(name: "docutil", path: "..")],
     targets: [
         .target(name: "CHeap"),
+        .systemLibrary(name: "CBenchXML2", pkgConfig: "libxml-2.0"),
         .executableTarget(
             name: "docutil-bench",
-            dependencies: ["CHeap", .product(name: "ObjectGraph", package: "docutil")]
+            dependencies: [
+                "CHeap", "CBenchXML2",
+                .product(name: "ObjectGraph", package: "docutil"),
+                .product(name: "XMLStore", package: "docutil"),
+                .product(name: "BinaryStore", package: "docutil"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

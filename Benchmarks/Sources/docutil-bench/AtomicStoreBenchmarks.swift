@@ -1,0 +1,196 @@
+import BinaryStore
+import CBenchXML2
+import Foundation
+import ObjectGraph
+import XMLStore
+
+/// Issue 5: loading and saving 100,000 objects in the XML and binary stores, side by side with libxml2's own
+/// streaming parse of the same file, writing the same text with a minimal hand-written formatter, and a
+/// hand-written fixed-layout binary codec.
+enum AtomicStoreBenchmarks {
+    static func snapshots(count: Int, storeIdentifier: String) -> [ObjectSnapshot] {
+        let group = ManagedObjectID(entityName: "Group", storeIdentifier: storeIdentifier, primaryKey: 102)
+        var result = [ObjectSnapshot(objectID: group, attributes: ["title": .string("all")], toMany: ["items": []])]
+        var members: [ManagedObjectID] = []
+        for i in 0..<count {
+            let id = ManagedObjectID(entityName: "Item", storeIdentifier: storeIdentifier, primaryKey: Int64(103 + i))
+            members.append(id)
+            result.append(ObjectSnapshot(objectID: id, attributes: ObjectGraphBenchmarks.values(i), toOne: ["group": group]))
+        }
+        result[0].toMany["items"] = members
+        return result
+    }
+
+    static func run() throws {
+        let count = 100_000
+        XMLStore.register()
+        BinaryStore.register()
+        let model = try ObjectGraphBenchmarks.model()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
+        let contents = AtomicStoreContents(identifier: uuid, snapshots: snapshots(count: count, storeIdentifier: uuid))
+        print("\nAtomic stores (\(count) objects + 1 group; each save writes, flushes and renames a file)")
+
+        // XML store.
+        let xmlURL = directory.appendingPathComponent("store.xml")
+        let xml = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL, options: ["storeIdentifier": uuid]))
+        let xmlSave = try Benchmark(name: "xml save", iterations: 3).measure {
+            try xml.prepareWrite(contents, model: model).commit()
+        }
+        let xmlSize = (try FileManager.default.attributesOfItem(atPath: xmlURL.path)[.size] as? NSNumber)?.intValue ?? 0
+        let rawSave = try Benchmark(name: "raw", iterations: 3).measure {
+            try rawXML(contents.snapshots).write(to: directory.appendingPathComponent("raw.xml"), options: [])
+            let fd = open(directory.appendingPathComponent("raw.xml").path, O_RDONLY)
+            fsync(fd)
+            close(fd)
+        }
+        report("XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave, baseline: rawSave, goal: "goal ≤ 1.5×")
+        report("  baseline: hand-written formatter + write + fsync", seconds: rawSave)
+        let parse = try Benchmark(name: "libxml2", iterations: 3).measure { blackHole(try libxml2Parse(xmlURL)) }
+        let xmlLoad = try Benchmark(name: "xml load", iterations: 3).measure {
+            let store = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL))
+            blackHole(try store.load(model: model))
+        }
+        report("XML load via the store", seconds: xmlLoad, baseline: parse, goal: "goal ≤ 1.5×")
+        report("  baseline: libxml2 xmlTextReader over the same file", seconds: parse)
+
+        // Binary store.
+        let binaryURL = directory.appendingPathComponent("store.binary")
+        let binary = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL, options: ["storeIdentifier": uuid]))
+        let binarySave = try Benchmark(name: "binary save", iterations: 3).measure {
+            try binary.prepareWrite(contents, model: model).commit()
+        }
+        let binaryLoad = try Benchmark(name: "binary load", iterations: 3).measure {
+            let store = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL))
+            blackHole(try store.load(model: model))
+        }
+        let binarySize = (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? NSNumber)?.intValue ?? 0
+        let fixedURL = directory.appendingPathComponent("fixed.bin")
+        var encoded = Data()
+        let fixedSave = try Benchmark(name: "fixed save", iterations: 3).measure {
+            encoded = FixedCodec.encode(contents.snapshots)
+            try encoded.write(to: fixedURL)
+            let fd = open(fixedURL.path, O_RDONLY)
+            fsync(fd)
+            close(fd)
+        }
+        let fixedLoad = try Benchmark(name: "fixed load", iterations: 3).measure {
+            blackHole(FixedCodec.decode(try Data(contentsOf: fixedURL), storeIdentifier: uuid))
+        }
+        report("binary save via the store (\(binarySize / 1_000_000) MB)", seconds: binarySave, baseline: fixedSave, goal: "goal ≤ 3×")
+        report("binary load via the store", seconds: binaryLoad, baseline: fixedLoad, goal: "goal ≤ 3×")
+        report("  baseline: fixed-layout codec save + fsync", seconds: fixedSave)
+        report("  baseline: fixed-layout codec load", seconds: fixedLoad)
+        print(String(format: "binary vs XML: load %.1f× faster, save %.1f× faster (goal ≥ 5×)", xmlLoad / binaryLoad, xmlSave / binarySave))
+    }
+
+    /// libxml2's own streaming parse: every node read, names and values touched.
+    static func libxml2Parse(_ url: URL) throws -> Int {
+        guard let reader = xmlReaderForFile(url.path, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)) else {
+            throw StoreError(.io, "libxml2 could not open the file")
+        }
+        defer { xmlFreeTextReader(reader) }
+        var nodes = 0
+        while xmlTextReaderRead(reader) == 1 {
+            if let name = xmlTextReaderConstName(reader) { nodes &+= Int(name.pointee) }
+            if xmlTextReaderHasAttributes(reader) == 1 {
+                while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+                    if let value = xmlTextReaderConstValue(reader) { nodes &+= Int(value.pointee) }
+                }
+            }
+            if let value = xmlTextReaderConstValue(reader) { nodes &+= Int(value.pointee) }
+        }
+        return nodes
+    }
+
+    /// The same XML text from a minimal formatter, for the raw-writing baseline.
+    static func rawXML(_ snapshots: [ObjectSnapshot]) -> Data {
+        var out = [UInt8]()
+        out.reserveCapacity(snapshots.count * 700)
+        out.append(contentsOf: "<?xml version=\"1.0\" standalone=\"yes\"?>\n<database>\n".utf8)
+        for s in snapshots {
+            out.append(contentsOf: "    <object type=\"\(s.objectID.entityName.uppercased())\" id=\"z\(s.objectID.primaryKey)\">\n".utf8)
+            for (name, value) in s.attributes {
+                out.append(contentsOf: "        <attribute name=\"\(name.lowercased())\" type=\"x\">\(value.literalText)</attribute>\n".utf8)
+            }
+            for (name, id) in s.toOne {
+                out.append(contentsOf: "        <relationship name=\"\(name)\" type=\"1/1\" destination=\"GROUP\" idrefs=\"z\(id?.primaryKey ?? 0)\"></relationship>\n".utf8)
+            }
+            for (name, ids) in s.toMany {
+                out.append(contentsOf: "        <relationship name=\"\(name)\" type=\"0/0\" destination=\"ITEM\" idrefs=\"".utf8)
+                for id in ids { out.append(contentsOf: "z\(id.primaryKey) ".utf8) }
+                out.append(contentsOf: "\"></relationship>\n".utf8)
+            }
+            out.append(contentsOf: "    </object>\n".utf8)
+        }
+        out.append(contentsOf: "</database>\n".utf8)
+        return Data(out)
+    }
+}
+
+/// A hand-written fixed-layout codec for the benchmark entity: each field at a fixed place, strings with a length.
+enum FixedCodec {
+    static func encode(_ snapshots: [ObjectSnapshot]) -> Data {
+        var out = [UInt8]()
+        out.reserveCapacity(snapshots.count * 120)
+        func put<T>(_ v: T) { withUnsafeBytes(of: v) { out.append(contentsOf: $0) } }
+        func put(_ s: String?) {
+            let bytes = Array((s ?? "").utf8)
+            put(UInt32(bytes.count))
+            out.append(contentsOf: bytes)
+        }
+        put(UInt64(snapshots.count))
+        for s in snapshots {
+            put(s.objectID.primaryKey)
+            put(s[attribute: "name"].stringValue)
+            put(s[attribute: "number"].int64Value ?? 0)
+            put(s[attribute: "price"].doubleValue ?? 0)
+            if case .date(let d) = s[attribute: "created"] { put(d.timeIntervalSinceReferenceDate) } else { put(0.0) }
+            put(UInt8(s[attribute: "done"] == .boolean(true) ? 1 : 0))
+            put(Int32(s[attribute: "rank"].int64Value ?? 0))
+            put(s[attribute: "note"].stringValue)
+            put(Float(s[attribute: "ratio"].doubleValue ?? 0))
+            put(Int16(s[attribute: "small"].int64Value ?? 0))
+            put(s[attribute: "code"].stringValue)
+            put((s.toOne["group"] ?? nil)?.primaryKey ?? 0)
+        }
+        return Data(out)
+    }
+
+    static func decode(_ data: Data, storeIdentifier: String) -> [ObjectSnapshot] {
+        let bytes = [UInt8](data)
+        var p = 0
+        func get<T>(_: T.Type) -> T {
+            defer { p += MemoryLayout<T>.size }
+            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: p, as: T.self) }
+        }
+        func string() -> String {
+            let n = Int(get(UInt32.self))
+            defer { p += n }
+            return String(decoding: bytes[p..<p + n], as: UTF8.self)
+        }
+        let count = Int(get(UInt64.self))
+        var result: [ObjectSnapshot] = []
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            let key = get(Int64.self)
+            var s = ObjectSnapshot(objectID: ManagedObjectID(entityName: "Item", storeIdentifier: storeIdentifier, primaryKey: key))
+            s.attributes["name"] = .string(string())
+            s.attributes["number"] = .integer64(get(Int64.self))
+            s.attributes["price"] = .double(get(Double.self))
+            s.attributes["created"] = .date(Date(timeIntervalSinceReferenceDate: get(Double.self)))
+            s.attributes["done"] = .boolean(get(UInt8.self) == 1)
+            s.attributes["rank"] = .integer32(get(Int32.self))
+            s.attributes["note"] = .string(string())
+            s.attributes["ratio"] = .float(get(Float.self))
+            s.attributes["small"] = .integer16(get(Int16.self))
+            s.attributes["code"] = .string(string())
+            let group = get(Int64.self)
+            s.toOne["group"] = ManagedObjectID(entityName: "Group", storeIdentifier: storeIdentifier, primaryKey: group)
+            result.append(s)
+        }
+        return result
+    }
+}
