@@ -126,7 +126,9 @@ struct BinaryStoreEncoder {
                 out.append(contentsOf: repeatElement(0, count: bitmapBytes))
                 for (i, attribute) in attributes.enumerated() {
                     guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
-                    guard let converted = try? value.converted(to: attribute.type), encode(converted) else { continue }
+                    let converted =
+                        value.type == attribute.type ? value : (try? value.converted(to: attribute.type)) ?? .null
+                    guard encode(converted) else { continue }
                     out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)
                 }
                 for relationship in relationships {

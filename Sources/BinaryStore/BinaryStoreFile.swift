@@ -53,7 +53,9 @@ public struct BinaryStoreFile: Sendable {
         let crc = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[trailer + 16 + $1]) << (8 * UInt32($1)) }
         guard storedLength == UInt64(trailer - 16), plainLength < 1 << 40, flags & 1 != 0 || plainLength == storedLength
         else {
-            throw corrupt(trailer, "recorded body lengths (\(plainLength), \(storedLength)) do not match the file (\(trailer - 16))")
+            throw corrupt(
+                trailer,
+                "recorded body lengths (\(plainLength), \(storedLength)) do not match the file (\(trailer - 16))")
         }
         guard flags & ~1 == 0, bytes[12..<16].allSatisfy({ $0 == 0 }) else { throw corrupt(10, "unknown flags") }
         let actual = bytes.withUnsafeBytes { Zlib.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<trailer])) }
@@ -131,6 +133,7 @@ public struct BinaryStoreFile: Sendable {
                     objectID: ManagedObjectID(
                         entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key)),
                     version: Int64(version))
+                snapshot.attributes.reserveCapacity(attributes.count)
                 let bitmap = try cursor.take((attributes.count + 7) / 8)
                 for (i, (name, type)) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {

@@ -21,7 +21,7 @@ struct XMLStoreDecoder {
         var entityOfObject: [Int64: String] = [:]
         entityOfObject.reserveCapacity(raw.objects.count)
         for object in raw.objects {
-            guard let layout = entityByType[object.type.uppercased()] else {
+            guard let layout = entityByType[object.type] ?? entityByType[object.type.uppercased()] else {
                 throw .xml(
                     path, line: object.line,
                     "unknown entity '\(object.type)' (the model has: \(model.entityNames.joined(separator: ", ")))")
@@ -38,6 +38,12 @@ struct XMLStoreDecoder {
             lowerRelationships[name] = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
+        var idOfObject: [Int64: ManagedObjectID] = [:]
+        idOfObject.reserveCapacity(raw.objects.count)
+        for object in raw.objects {
+            idOfObject[object.id] = ManagedObjectID(
+                entityName: entityOfObject[object.id]!, storeIdentifier: storeIdentifier, primaryKey: object.id)
+        }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
         for object in raw.objects {
@@ -48,7 +54,7 @@ struct XMLStoreDecoder {
             let attributes = lowerAttributes[entityName]!
             let relationships = lowerRelationships[entityName]!
             for attribute in object.attributes {
-                guard let description = attributes[attribute.name.lowercased()] else {
+                guard let description = attributes[attribute.name] ?? attributes[attribute.name.lowercased()] else {
                     throw .xml(path, line: object.line, "\(entityName) has no attribute '\(attribute.name)'")
                 }
                 let raw = try Self.value(attribute, path: path, line: object.line)
@@ -61,7 +67,9 @@ struct XMLStoreDecoder {
                 }
             }
             for relationship in object.relationships {
-                guard let description = relationships[relationship.name.lowercased()] else {
+                guard
+                    let description = relationships[relationship.name] ?? relationships[relationship.name.lowercased()]
+                else {
                     throw .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'")
                 }
                 var ids: [ManagedObjectID] = []
@@ -102,22 +110,30 @@ struct XMLStoreDecoder {
         switch attribute.type {
         case "string": return .string(text)
         case "int16", "int32", "int64":
-            guard let v = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            guard let v = Int64(text) ?? Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw bad()
+            }
             return .integer64(v)
         case "bool":
+            if text == "1" { return .boolean(true) }
+            if text == "0" { return .boolean(false) }
             switch text.trimmingCharacters(in: .whitespacesAndNewlines) {
             case "1", "YES", "true": return .boolean(true)
             case "0", "NO", "false": return .boolean(false)
             default: throw bad()
             }
         case "double", "float":
-            guard let v = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            guard let v = Double(text) ?? Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw bad()
+            }
             return .double(v)
         case "decimal":
             guard let v = try? AttributeValue(parsing: text, as: .decimal) else { throw bad() }
             return v
         case "date":
-            guard let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw bad() }
+            guard let seconds = Double(text) ?? Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw bad()
+            }
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case "binary":
             guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { throw bad() }

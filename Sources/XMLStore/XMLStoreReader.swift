@@ -54,7 +54,8 @@ struct XMLStoreReader {
             // libxml2's reader may go on returning nodes after an error (closing the open elements of a truncated
             // file, for instance): any recorded error ends the read.
             if let error = xmlGetLastError(), error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
-                let message = error.pointee.message.map { String(cString: $0) }?
+                let message =
+                    error.pointee.message.map { String(cString: $0) }?
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
                 throw .xml(path, line: Int(error.pointee.line), "XML: \(message)")
             }
@@ -75,16 +76,69 @@ struct XMLStoreReader {
         var name: String { xmlTextReaderConstName(reader).map { String(cString: $0) } ?? "" }
         var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(reader) == 1 }
 
+        /// Strings seen before (property names, types, entity types), so that each is made once.
+        var interned: [(bytes: [UInt8], string: String)] = []
+        var internHint = 0
+
+        mutating func intern(_ pointer: UnsafePointer<xmlChar>) -> String {
+            let length = strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+            func matches(_ i: Int) -> Bool {
+                interned[i].bytes.count == length
+                    && (length == 0
+                        || interned[i].bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, pointer, length) == 0 })
+            }
+            if internHint < interned.count, matches(internHint) {
+                internHint += 1
+                return interned[internHint - 1].string
+            }
+            for i in interned.indices where matches(i) {
+                internHint = i + 1
+                return interned[i].string
+            }
+            let bytes = Array(UnsafeBufferPointer(start: pointer, count: length))
+            let string = String(decoding: bytes, as: UTF8.self)
+            if interned.count < 4096 { interned.append((bytes, string)) }
+            internHint = interned.count
+            return string
+        }
+
+        /// An attribute of the current element, read without copying through malloc.
+        func withAttribute<T>(_ name: String, _ body: (UnsafePointer<xmlChar>) -> T) -> T? {
+            guard xmlTextReaderMoveToAttribute(reader, name) == 1 else { return nil }
+            defer { xmlTextReaderMoveToElement(reader) }
+            guard let value = xmlTextReaderConstValue(reader) else { return nil }
+            return body(value)
+        }
+
         func attribute(_ name: String) -> String? {
-            guard let value = xmlTextReaderGetAttribute(reader, name) else { return nil }
-            defer { docutil_xmlFree(value) }
-            return String(cString: value)
+            withAttribute(name) { String(cString: $0) }
+        }
+
+        mutating func internedAttribute(_ name: String) -> String? {
+            guard xmlTextReaderMoveToAttribute(reader, name) == 1 else { return nil }
+            defer { xmlTextReaderMoveToElement(reader) }
+            guard let value = xmlTextReaderConstValue(reader) else { return nil }
+            return intern(value)
         }
 
         /// The text of the current element (its whole content), leaving the reader on its end.
         mutating func elementText() throws(StoreError) -> String {
             if isEmptyElement { return "" }
+            // The usual case: one text node, then the end.
+            guard try next() else { throw fail("the document ends inside an element") }
+            if isEndElement { return "" }
             var text = ""
+            if nodeType == Int32(XML_READER_TYPE_TEXT.rawValue), let value = xmlTextReaderConstValue(reader) {
+                text = String(cString: value)
+                guard try next() else { throw fail("the document ends inside an element") }
+                if isEndElement { return text }
+            }
+            if isElement { throw fail("unexpected <\(name)> inside a value") }
+            if nodeType != Int32(XML_READER_TYPE_TEXT.rawValue) || text.isEmpty,
+                let value = xmlTextReaderConstValue(reader)
+            {
+                text += String(cString: value)
+            }
             while try next() {
                 switch xmlReaderTypes(rawValue: UInt32(nodeType)) {
                 case XML_READER_TYPE_TEXT, XML_READER_TYPE_CDATA, XML_READER_TYPE_SIGNIFICANT_WHITESPACE,
@@ -167,13 +221,42 @@ struct XMLStoreReader {
             throw fail("the document ends inside an element")
         }
 
+        struct BadToken: Error {
+            let text: String
+        }
+
+        /// Parses `z1 z2 z3` straight from libxml2's buffer; the bad token on failure.
+        static func parseRefs(_ pointer: UnsafePointer<xmlChar>) -> Result<[Int64], BadToken> {
+            var refs: [Int64] = []
+            var p = pointer
+            while true {
+                while p.pointee == 0x20 || p.pointee == 0x09 || p.pointee == 0x0A || p.pointee == 0x0D { p += 1 }
+                if p.pointee == 0 { return .success(refs) }
+                let start = p
+                while p.pointee != 0 && p.pointee != 0x20 && p.pointee != 0x09 && p.pointee != 0x0A && p.pointee != 0x0D
+                { p += 1 }
+                let token = UnsafeBufferPointer(start: start, count: p - start)
+                guard token.count >= 2, token[0] == UInt8(ascii: "z") || token[0] == UInt8(ascii: "Z") else {
+                    return .failure(BadToken(text: String(decoding: token, as: UTF8.self)))
+                }
+                var value: Int64 = 0
+                for digit in token.dropFirst() {
+                    guard digit >= 0x30 && digit <= 0x39, value < Int64.max / 10 else {
+                        return .failure(BadToken(text: String(decoding: token, as: UTF8.self)))
+                    }
+                    value = value * 10 + Int64(digit - 0x30)
+                }
+                refs.append(value)
+            }
+        }
+
         static func objectNumber(_ text: Substring) -> Int64? {
             guard text.first == "z" || text.first == "Z" else { return nil }
             return Int64(text.dropFirst())
         }
 
         mutating func parseObject() throws(StoreError) {
-            guard let type = attribute("type"), !type.isEmpty else { throw fail("<object> without a type") }
+            guard let type = internedAttribute("type"), !type.isEmpty else { throw fail("<object> without a type") }
             guard let idText = attribute("id"), let id = Self.objectNumber(idText[...]) else {
                 throw fail("<object> with a bad id '\(attribute("id") ?? "")' (expected z<number>)")
             }
@@ -190,22 +273,20 @@ struct XMLStoreReader {
                 guard isElement else { continue }
                 switch name {
                 case "attribute":
-                    guard let name = attribute("name") else { throw fail("<attribute> without a name") }
-                    let type = attribute("type") ?? "string"
+                    guard let name = internedAttribute("name") else { throw fail("<attribute> without a name") }
+                    let type = internedAttribute("type") ?? "string"
                     object.attributes.append(.init(name: name, type: type, text: try elementText()))
                 case "relationship":
-                    guard let name = attribute("name") else { throw fail("<relationship> without a name") }
-                    let type = attribute("type") ?? "1/1"
-                    let destination = attribute("destination") ?? ""
+                    guard let name = internedAttribute("name") else { throw fail("<relationship> without a name") }
+                    let type = internedAttribute("type") ?? "1/1"
+                    let destination = internedAttribute("destination") ?? ""
                     var refs: [Int64] = []
-                    if let idrefs = attribute("idrefs") {
-                        for token in idrefs.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
-                            guard let ref = Self.objectNumber(token) else {
-                                throw fail("relationship '\(name)' refers to a bad id '\(token)'")
-                            }
-                            refs.append(ref)
+                    let parsed: Result<[Int64], StoreError>? = withAttribute("idrefs") { value in
+                        Self.parseRefs(value).mapError { token in
+                            fail("relationship '\(name)' refers to a bad id '\(token.text)'")
                         }
                     }
+                    if let parsed { refs = try parsed.get() }
                     if !isEmptyElement { try skipElement() }
                     object.relationships.append(.init(name: name, type: type, destination: destination, refs: refs))
                 default:

@@ -17,10 +17,23 @@ struct XMLStoreWriter {
     }
 
     private mutating func append(_ s: String) {
-        out.append(contentsOf: s.utf8)
+        var s = s
+        s.withUTF8 { out.append(contentsOf: $0) }
     }
 
     private mutating func appendEscaped(_ s: String, attribute: Bool) {
+        var s = s
+        let plain = s.withUTF8 { bytes -> Bool in
+            for byte in bytes
+            where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D
+                || (attribute && (byte == 0x22 || byte == 0x0A || byte == 0x09))
+            {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain { return }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "&"): append("&amp;")
@@ -60,7 +73,11 @@ struct XMLStoreWriter {
                 plan = EntityPlan(layout: model.layout(of: entityName)!)
                 plans[entityName] = plan
             }
-            append("    <object type=\"\(plan.type)\" id=\"z\(snapshot.objectID.primaryKey)\">\n")
+            append("    <object type=\"")
+            append(plan.type)
+            append("\" id=\"z")
+            appendInteger(snapshot.objectID.primaryKey)
+            append("\">\n")
             for (attribute, xmlName) in plan.attributes {
                 guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
                 writeAttribute(xmlName, value)
@@ -77,7 +94,8 @@ struct XMLStoreWriter {
                     append(" idrefs=\"")
                     for (i, id) in ids.enumerated() {
                         if i > 0 { out.append(0x20) }
-                        append("z\(id.primaryKey)")
+                        out.append(UInt8(ascii: "z"))
+                        appendInteger(id.primaryKey)
                     }
                     out.append(UInt8(ascii: "\""))
                 }
@@ -104,26 +122,70 @@ struct XMLStoreWriter {
         }
     }
 
+    private mutating func appendInteger(_ value: Int64) {
+        if value == 0 {
+            out.append(0x30)
+            return
+        }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[23 - count] = UInt8(0x30 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
+    }
+
+    /// Seconds since 2001 with 20 fractional digits, as Apple's XML store writes dates.
+    private mutating func appendDate(_ seconds: Double) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
+            let length = withVaList([seconds]) { vsnprintf(buffer.baseAddress, 400, "%.20f", $0) }
+            buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 400) { bytes in
+                out.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(min(max(length, 0), 399))))
+            }
+        }
+    }
+
     private mutating func writeAttribute(_ name: String, _ value: AttributeValue) {
         let type: String
-        let text: String
         switch value {
-        case .string(let s): (type, text) = ("string", s)
-        case .integer16(let v): (type, text) = ("int16", String(v))
-        case .integer32(let v): (type, text) = ("int32", String(v))
-        case .integer64(let v): (type, text) = ("int64", String(v))
-        case .decimal: (type, text) = ("decimal", value.literalText)
-        case .double(let v): (type, text) = ("double", "\(v)")
-        case .float(let v): (type, text) = ("float", "\(v)")
-        case .boolean(let b): (type, text) = ("bool", b ? "1" : "0")
-        case .date(let d): (type, text) = ("date", String(format: "%.20f", d.timeIntervalSinceReferenceDate))
-        case .binary(let d), .transformable(let d): (type, text) = ("binary", Self.base64Lines(d))
-        case .uuid(let u): (type, text) = ("string", u.uuidString)
-        case .uri(let u), .objectID(let u): (type, text) = ("string", u.absoluteString)
+        case .string, .uuid, .uri, .objectID: type = "string"
+        case .integer16: type = "int16"
+        case .integer32: type = "int32"
+        case .integer64: type = "int64"
+        case .decimal: type = "decimal"
+        case .double: type = "double"
+        case .float: type = "float"
+        case .boolean: type = "bool"
+        case .date: type = "date"
+        case .binary, .transformable: type = "binary"
         case .composite, .null: return
         }
-        append("        <attribute name=\"\(name)\" type=\"\(type)\">")
-        appendEscaped(text, attribute: false)
+        append("        <attribute name=\"")
+        append(name)
+        append("\" type=\"")
+        append(type)
+        append("\">")
+        switch value {
+        case .string(let s): appendEscaped(s, attribute: false)
+        case .integer16(let v): appendInteger(Int64(v))
+        case .integer32(let v): appendInteger(Int64(v))
+        case .integer64(let v): appendInteger(v)
+        case .decimal: append(value.literalText)
+        case .double(let v): append("\(v)")
+        case .float(let v): append("\(v)")
+        case .boolean(let b): out.append(b ? 0x31 : 0x30)
+        case .date(let d): appendDate(d.timeIntervalSinceReferenceDate)
+        case .binary(let d), .transformable(let d): append(Self.base64Lines(d))
+        case .uuid(let u): append(u.uuidString)
+        case .uri(let u), .objectID(let u): appendEscaped(u.absoluteString, attribute: false)
+        case .composite, .null: break
+        }
         append("</attribute>\n")
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `Fixtures/Library.xml`, the document the README's first command opens, written by our XML store.
 struct BundledDocumentTests {

@@ -1,7 +1,7 @@
 import Foundation
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 
 /// info, dump, query and convert, run as real processes on real files.
 struct DocumentCommandTests {
@@ -11,7 +11,8 @@ struct DocumentCommandTests {
         let model = directory.appendingPathComponent("Library.xcdatamodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: Fixtures.project("Library.xcdatamodeld/Library.xcdatamodel/contents"), to: model.appendingPathComponent("contents"))
+            at: Fixtures.project("Library.xcdatamodeld/Library.xcdatamodel/contents"),
+            to: model.appendingPathComponent("contents"))
         return directory
     }
 
@@ -22,14 +23,20 @@ struct DocumentCommandTests {
     @Test(.needsRealFixtures)
     func infoDumpAndQueryAnAppleXMLStore() throws {
         let copy = try Fixtures.temporaryDirectory().appendingPathComponent("mapping.xml")
-        try FileManager.default.copyItem(at: Fixtures.real("xmlstore/fruitsamples__MigrationV2__Models__MappingModel.xcmappingmodel__xcmapping.xml"), to: copy)
+        try FileManager.default.copyItem(
+            at: Fixtures.real("xmlstore/fruitsamples__MigrationV2__Models__MappingModel.xcmappingmodel__xcmapping.xml"),
+            to: copy)
         let info = try Docutil.run(["info", "--format", "json", copy.path])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stderr.contains("inferred"))
         let infoJSON = try Self.json(info.stdout)
         #expect(infoJSON["storeType"] as? String == "XML")
         #expect(infoJSON["uuid"] as? String == "9DA05BB0-3F2A-4C1F-978F-3D70EC917014")
-        #expect((infoJSON["entityCounts"] as? [String: Int]) == ["XDDevAttributeMapping": 8, "XDDevEntityMapping": 4, "XDDevMappingModel": 1, "XDDevRelationshipMapping": 6])
+        #expect(
+            (infoJSON["entityCounts"] as? [String: Int]) == [
+                "XDDevAttributeMapping": 8, "XDDevEntityMapping": 4, "XDDevMappingModel": 1,
+                "XDDevRelationshipMapping": 6,
+            ])
         #expect((infoJSON["metadata"] as? [String: Any])?["NSStoreModelVersionHashes"] != nil)
 
         let dump = try Docutil.run(["dump", copy.path])
@@ -38,7 +45,9 @@ struct DocumentCommandTests {
         #expect(objects.count == 19)
         let first = try #require(objects.first)
         #expect(first["entity"] as? String == "XDDevAttributeMapping")
-        #expect((first["uri"] as? String)?.hasPrefix("x-coredata://9DA05BB0-3F2A-4C1F-978F-3D70EC917014/XDDevAttributeMapping/p") == true)
+        #expect(
+            (first["uri"] as? String)?.hasPrefix(
+                "x-coredata://9DA05BB0-3F2A-4C1F-978F-3D70EC917014/XDDevAttributeMapping/p") == true)
         #expect((first["values"] as? [String: Any])?.keys.contains("entitymapping") == true)
 
         let query = try Docutil.run([
@@ -85,19 +94,26 @@ struct DocumentCommandTests {
     @Test func queryReportsBadPredicatesAndUnknownEntities() throws {
         let directory = try Self.libraryDocument()
         let source = directory.appendingPathComponent("library.xml")
-        try DocumentFixture.writeLibrary(to: source, modelPath: directory.appendingPathComponent("Library.xcdatamodel").path)
+        try DocumentFixture.writeLibrary(
+            to: source, modelPath: directory.appendingPathComponent("Library.xcdatamodel").path)
         let bad = try Docutil.run(["query", source.path, "--entity", "Book", "--where", "pages >"])
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("syntax error at offset 7"))
         let unknown = try Docutil.run(["query", source.path, "--entity", "Magazine"])
         #expect(unknown.status == 65)
         #expect(unknown.stderr.contains("Magazine"))
-        let template = try Docutil.run(["query", source.path, "--entity", "Book", "--template", "BooksByTitle", "--var", "prefix='du'", "--format", "text"])
+        let template = try Docutil.run([
+            "query", source.path, "--entity", "Book", "--template", "BooksByTitle", "--var", "prefix='du'", "--format",
+            "text",
+        ])
         #expect(template.status == 0, "\(template.stderr)")
         #expect(template.stdout.contains("title = \"Dune\""))
         #expect(template.stdout.hasSuffix("1 object\n"))
         let sorted = try Docutil.run(["query", source.path, "--entity", "Person", "--sort=-name", "--format", "csv"])
-        #expect(sorted.stdout.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",")[0] } == ["Author", "Friend"])
+        #expect(
+            sorted.stdout.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",")[0] } == [
+                "Author", "Friend",
+            ])
     }
 
     @Test func missingAndBadDocuments() throws {

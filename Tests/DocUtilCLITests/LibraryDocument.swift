@@ -21,7 +21,8 @@ enum LibraryDocument {
             try book.setValue(.string(title), forKey: "title")
             try book.setValue(.string(isbn), forKey: "isbn")
             try book.setValue(.uuid(UUID(uuidString: "00000000-0000-4000-8000-00000000000\(n + 1)")!), forKey: "id")
-            try book.setValue(.date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400 - 1_000_000_000)), forKey: "published")
+            try book.setValue(
+                .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400 - 1_000_000_000)), forKey: "published")
             book.setObject(author, forKey: "author")
             if title == "Dune" { book.setObject(friend, forKey: "borrower") }
         }

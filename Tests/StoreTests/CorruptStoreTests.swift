@@ -1,8 +1,8 @@
 import BinaryStore
 import Foundation
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 import XMLStore
 
 /// Damaged documents give errors naming the file and the place — never a crash, never a changed file.
@@ -74,16 +74,37 @@ struct CorruptStoreTests {
     }
 
     @Test(arguments: [
-        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">a</object></database>", "XML"),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">a</object></database>",
+            "XML"
+        ),
         ("<database><object type=\"GADGET\" id=\"z1\"></object></database>", "unknown entity 'GADGET'"),
-        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"colour\" type=\"string\">a</attribute></object></database>", "no attribute 'colour'"),
-        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"medium\" type=\"int32\">many</attribute></object></database>", "not a valid int32"),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"colour\" type=\"string\">a</attribute></object></database>",
+            "no attribute 'colour'"
+        ),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"medium\" type=\"int32\">many</attribute></object></database>",
+            "not a valid int32"
+        ),
         ("<database><object type=\"ITEM\" id=\"x1\"></object></database>", "bad id"),
-        ("<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9\"></relationship></object></database>", "not in the store"),
-        ("<database><object type=\"ITEM\" id=\"z1\"></object><object type=\"ITEM\" id=\"z1\"></object></database>", "used twice"),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9\"></relationship></object></database>",
+            "not in the store"
+        ),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"></object><object type=\"ITEM\" id=\"z1\"></object></database>",
+            "used twice"
+        ),
         ("<plist version=\"1.0\"><dict/></plist>", "not <database>"),
-        ("<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"created\" type=\"date\">soon</attribute></object></database>", "not a valid date"),
-        ("<?xml version=\"1.0\"?><!DOCTYPE database [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">&x;</attribute></object></database>", ""),
+        (
+            "<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"created\" type=\"date\">soon</attribute></object></database>",
+            "not a valid date"
+        ),
+        (
+            "<?xml version=\"1.0\"?><!DOCTYPE database [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><database><object type=\"ITEM\" id=\"z1\"><attribute name=\"name\" type=\"string\">&x;</attribute></object></database>",
+            ""
+        ),
     ])
     func badXMLGivesAClearError(text: String, expected: String) throws {
         let error = try Self.open(Data(text.utf8), type: "XML", ext: "xml")
@@ -94,7 +115,8 @@ struct CorruptStoreTests {
                 let url = try Fixtures.temporaryDirectory().appendingPathComponent("e.xml")
                 try Data(text.utf8).write(to: url)
                 try coordinator.addPersistentStore(type: "XML", url: url)
-                let item = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Item")).first
+                let item = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Item"))
+                    .first
                 #expect(item?.attributeValue(forKey: "name").stringValue?.contains("root:") != true)
             }
             return

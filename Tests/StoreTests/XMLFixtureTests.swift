@@ -3,8 +3,8 @@ import Documents
 import Foundation
 import ModelFiles
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 import XMLStore
 
 extension Trait where Self == ConditionTrait {
@@ -45,9 +45,13 @@ struct XMLFixtureTests {
             request.includesSubentities = false
             for object in try context.fetch(request) {
                 objects += 1
-                for a in object.entity.attributes where !object.attributeValue(forKey: a.name).isNull { attributes += 1 }
+                for a in object.entity.attributes where !object.attributeValue(forKey: a.name).isNull {
+                    attributes += 1
+                }
                 for r in object.entity.relationships {
-                    links += r.isToMany ? object.objects(forKey: r.name).count : (object.object(forKey: r.name) == nil ? 0 : 1)
+                    links +=
+                        r.isToMany
+                        ? object.objects(forKey: r.name).count : (object.object(forKey: r.name) == nil ? 0 : 1)
                 }
             }
         }
@@ -76,15 +80,18 @@ struct XMLFixtureTests {
         let directory = url.deletingLastPathComponent()
         let original = try DocumentStack.open(url)
         let expected = try Self.describe(original.context)
-        try DocumentStack.convert(original, to: directory.appendingPathComponent("copy.binary"), type: BinaryStore.typeName, force: false)
+        try DocumentStack.convert(
+            original, to: directory.appendingPathComponent("copy.binary"), type: BinaryStore.typeName, force: false)
         let binary = try DocumentStack.open(directory.appendingPathComponent("copy.binary"))
         #expect(binary.modelSource == "embedded")
         #expect(try Self.describe(binary.context) == expected)
-        try DocumentStack.convert(binary, to: directory.appendingPathComponent("again.xml"), type: XMLStore.typeName, force: false)
+        try DocumentStack.convert(
+            binary, to: directory.appendingPathComponent("again.xml"), type: XMLStore.typeName, force: false)
         let xml = try DocumentStack.open(directory.appendingPathComponent("again.xml"))
         #expect(xml.modelSource == "embedded")
         #expect(try Self.describe(xml.context) == expected)
-        #expect(try Self.rawCounts(directory.appendingPathComponent("again.xml")).objects == Self.rawCounts(url).objects)
+        #expect(
+            try Self.rawCounts(directory.appendingPathComponent("again.xml")).objects == Self.rawCounts(url).objects)
     }
 
     /// Every object with every value, by key (keys survive conversion).
@@ -95,9 +102,12 @@ struct XMLFixtureTests {
             request.includesSubentities = false
             for object in try context.fetch(request) {
                 var parts = ["\(entity.name) \(object.objectID.primaryKey)"]
-                for a in object.entity.attributes { parts.append("\(a.name)=\(object.attributeValue(forKey: a.name).debugText)") }
+                for a in object.entity.attributes {
+                    parts.append("\(a.name)=\(object.attributeValue(forKey: a.name).debugText)")
+                }
                 for r in object.entity.relationships {
-                    let keys = (r.isToMany ? object.objects(forKey: r.name) : object.object(forKey: r.name).map { [$0] } ?? [])
+                    let keys =
+                        (r.isToMany ? object.objects(forKey: r.name) : object.object(forKey: r.name).map { [$0] } ?? [])
                         .map { String($0.objectID.primaryKey) }
                     parts.append("\(r.name)=\(keys.joined(separator: ","))")
                 }
@@ -109,7 +119,8 @@ struct XMLFixtureTests {
 
     @Test(.needsRealFixtures)
     func aGivenModelIsComparedWithTheStoredHashes() throws {
-        let url = try Self.copy("xmlstore/fruitsamples__MigrationV2__Models__MappingModel.xcmappingmodel__xcmapping.xml")
+        let url = try Self.copy(
+            "xmlstore/fruitsamples__MigrationV2__Models__MappingModel.xcmappingmodel__xcmapping.xml")
         let inferred = try XMLStoreFile(url: url).inferredModel()
         let modelURL = url.deletingLastPathComponent().appendingPathComponent("Inferred.xcdatamodel")
         try ModelLoader.writeXcodeModel(inferred, to: modelURL)

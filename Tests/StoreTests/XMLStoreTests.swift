@@ -1,8 +1,9 @@
+import Documents
 import Foundation
 import ModelFiles
 import ObjectGraph
-import Testing
 import TestSupport
+import Testing
 import XMLStore
 
 struct XMLStoreTests {
@@ -21,18 +22,24 @@ struct XMLStoreTests {
         // The embedded model's text is checked elsewhere; keep the golden file readable.
         let modelKey = "<key>DocutilStoreModel</key>"
         #expect(text.contains(modelKey))
-        if let start = text.range(of: modelKey), let end = text.range(of: "</string>", range: start.upperBound..<text.endIndex) {
+        if let start = text.range(of: modelKey),
+            let end = text.range(of: "</string>", range: start.upperBound..<text.endIndex)
+        {
             text.replaceSubrange(start.upperBound..<end.upperBound, with: "\n                    <string>…</string>")
         }
         let golden = Fixtures.projectRoot.appendingPathComponent("Tests/StoreTests/Golden/catalog.xml")
         if ProcessInfo.processInfo.environment["DOCUTIL_RECORD_GOLDEN"] == "1" {
-            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: golden, atomically: true, encoding: .utf8)
         }
         let expected = try String(contentsOf: golden, encoding: .utf8)
         #expect(text == expected)
         // The layout facts of Apple's files.
-        #expect(text.hasPrefix("<?xml version=\"1.0\" standalone=\"yes\"?>\n<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n<database>\n    <databaseInfo>\n        <version>134481920</version>\n"))
+        #expect(
+            text.hasPrefix(
+                "<?xml version=\"1.0\" standalone=\"yes\"?>\n<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n<database>\n    <databaseInfo>\n        <version>134481920</version>\n"
+            ))
         #expect(text.contains("<object type=\"SPECIALITEM\" id=\"z"))
         #expect(text.contains("<attribute name=\"created\" type=\"date\">336046917.00164198875427246094</attribute>"))
         #expect(text.contains("type=\"1/1\" destination=\"OWNER\" idrefs=\"z"))
@@ -81,8 +88,38 @@ struct XMLStoreTests {
             Issue.record("no version hashes")
             return
         }
-        #expect(hashes.mapValues { if case .data(let d) = $0 { return d } else { return Data() } } == model.entityVersionHashes)
+        #expect(
+            hashes.mapValues { if case .data(let d) = $0 { return d } else { return Data() } }
+                == model.entityVersionHashes)
         #expect(file.metadata["NSStoreModelVersionHashesVersion"] == .integer(3))
         #expect(file.metadata["NSStoreType"] == .string("XML"))
+    }
+}
+
+struct ConversionChainTests {
+    /// XML → binary → XML → binary keeps every value of every attribute type, every relationship kind and
+    /// inheritance.
+    @Test func everythingSurvivesAChainOfConversions() throws {
+        DocumentStack.registerStoreTypes()
+        let directory = try Fixtures.temporaryDirectory()
+        let first = directory.appendingPathComponent("1.xml")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: first)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 60)
+        try context.save()
+        let expected = try Catalog.describe(context)
+        var current = first
+        for (i, (type, ext)) in [("Binary", "binary"), ("XML", "xml"), ("Binary", "binary")].enumerated() {
+            let next = directory.appendingPathComponent("\(i + 2).\(ext)")
+            let document = try DocumentStack.open(current)
+            #expect(try Catalog.describe(document.context) == expected, "before step \(i + 1)")
+            try DocumentStack.convert(document, to: next, type: type, force: false)
+            current = next
+        }
+        let last = try DocumentStack.open(current)
+        #expect(last.storeType == "Binary")
+        #expect(try Catalog.describe(last.context) == expected)
+        #expect(last.model.entity(named: "SpecialItem")?.parentName == "Item")
     }
 }

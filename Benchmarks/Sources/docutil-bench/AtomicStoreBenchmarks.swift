@@ -15,7 +15,8 @@ enum AtomicStoreBenchmarks {
         for i in 0..<count {
             let id = ManagedObjectID(entityName: "Item", storeIdentifier: storeIdentifier, primaryKey: Int64(103 + i))
             members.append(id)
-            result.append(ObjectSnapshot(objectID: id, attributes: ObjectGraphBenchmarks.values(i), toOne: ["group": group]))
+            result.append(
+                ObjectSnapshot(objectID: id, attributes: ObjectGraphBenchmarks.values(i), toOne: ["group": group]))
         }
         result[0].toMany["items"] = members
         return result
@@ -26,7 +27,8 @@ enum AtomicStoreBenchmarks {
         XMLStore.register()
         BinaryStore.register()
         let model = try ObjectGraphBenchmarks.model()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docutil-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
@@ -35,7 +37,8 @@ enum AtomicStoreBenchmarks {
 
         // XML store.
         let xmlURL = directory.appendingPathComponent("store.xml")
-        let xml = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL, options: ["storeIdentifier": uuid]))
+        let xml = try XMLStore(
+            description: StoreDescription(type: "XML", url: xmlURL, options: ["storeIdentifier": uuid]))
         let xmlSave = try Benchmark(name: "xml save", iterations: 3).measure {
             try xml.prepareWrite(contents, model: model).commit()
         }
@@ -46,7 +49,9 @@ enum AtomicStoreBenchmarks {
             fsync(fd)
             close(fd)
         }
-        report("XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave, baseline: rawSave, goal: "goal ≤ 1.5×")
+        report(
+            "XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave, baseline: rawSave,
+            goal: "goal ≤ 1.5×")
         report("  baseline: hand-written formatter + write + fsync", seconds: rawSave)
         let parse = try Benchmark(name: "libxml2", iterations: 3).measure { blackHole(try libxml2Parse(xmlURL)) }
         let xmlLoad = try Benchmark(name: "xml load", iterations: 3).measure {
@@ -58,7 +63,8 @@ enum AtomicStoreBenchmarks {
 
         // Binary store.
         let binaryURL = directory.appendingPathComponent("store.binary")
-        let binary = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL, options: ["storeIdentifier": uuid]))
+        let binary = try BinaryStore(
+            description: StoreDescription(type: "Binary", url: binaryURL, options: ["storeIdentifier": uuid]))
         let binarySave = try Benchmark(name: "binary save", iterations: 3).measure {
             try binary.prepareWrite(contents, model: model).commit()
         }
@@ -66,7 +72,8 @@ enum AtomicStoreBenchmarks {
             let store = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL))
             blackHole(try store.load(model: model))
         }
-        let binarySize = (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? NSNumber)?.intValue ?? 0
+        let binarySize =
+            (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? NSNumber)?.intValue ?? 0
         let fixedURL = directory.appendingPathComponent("fixed.bin")
         var encoded = Data()
         let fixedSave = try Benchmark(name: "fixed save", iterations: 3).measure {
@@ -79,16 +86,22 @@ enum AtomicStoreBenchmarks {
         let fixedLoad = try Benchmark(name: "fixed load", iterations: 3).measure {
             blackHole(FixedCodec.decode(try Data(contentsOf: fixedURL), storeIdentifier: uuid))
         }
-        report("binary save via the store (\(binarySize / 1_000_000) MB)", seconds: binarySave, baseline: fixedSave, goal: "goal ≤ 3×")
+        report(
+            "binary save via the store (\(binarySize / 1_000_000) MB)", seconds: binarySave, baseline: fixedSave,
+            goal: "goal ≤ 3×")
         report("binary load via the store", seconds: binaryLoad, baseline: fixedLoad, goal: "goal ≤ 3×")
         report("  baseline: fixed-layout codec save + fsync", seconds: fixedSave)
         report("  baseline: fixed-layout codec load", seconds: fixedLoad)
-        print(String(format: "binary vs XML: load %.1f× faster, save %.1f× faster (goal ≥ 5×)", xmlLoad / binaryLoad, xmlSave / binarySave))
+        print(
+            String(
+                format: "binary vs XML: load %.1f× faster, save %.1f× faster (goal ≥ 5×)", xmlLoad / binaryLoad,
+                xmlSave / binarySave))
     }
 
     /// libxml2's own streaming parse: every node read, names and values touched.
     static func libxml2Parse(_ url: URL) throws -> Int {
-        guard let reader = xmlReaderForFile(url.path, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)) else {
+        guard let reader = xmlReaderForFile(url.path, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue))
+        else {
             throw StoreError(.io, "libxml2 could not open the file")
         }
         defer { xmlFreeTextReader(reader) }
@@ -111,15 +124,26 @@ enum AtomicStoreBenchmarks {
         out.reserveCapacity(snapshots.count * 700)
         out.append(contentsOf: "<?xml version=\"1.0\" standalone=\"yes\"?>\n<database>\n".utf8)
         for s in snapshots {
-            out.append(contentsOf: "    <object type=\"\(s.objectID.entityName.uppercased())\" id=\"z\(s.objectID.primaryKey)\">\n".utf8)
+            out.append(
+                contentsOf:
+                    "    <object type=\"\(s.objectID.entityName.uppercased())\" id=\"z\(s.objectID.primaryKey)\">\n"
+                    .utf8)
             for (name, value) in s.attributes {
-                out.append(contentsOf: "        <attribute name=\"\(name.lowercased())\" type=\"x\">\(value.literalText)</attribute>\n".utf8)
+                out.append(
+                    contentsOf:
+                        "        <attribute name=\"\(name.lowercased())\" type=\"x\">\(value.literalText)</attribute>\n"
+                        .utf8)
             }
             for (name, id) in s.toOne {
-                out.append(contentsOf: "        <relationship name=\"\(name)\" type=\"1/1\" destination=\"GROUP\" idrefs=\"z\(id?.primaryKey ?? 0)\"></relationship>\n".utf8)
+                out.append(
+                    contentsOf:
+                        "        <relationship name=\"\(name)\" type=\"1/1\" destination=\"GROUP\" idrefs=\"z\(id?.primaryKey ?? 0)\"></relationship>\n"
+                        .utf8)
             }
             for (name, ids) in s.toMany {
-                out.append(contentsOf: "        <relationship name=\"\(name)\" type=\"0/0\" destination=\"ITEM\" idrefs=\"".utf8)
+                out.append(
+                    contentsOf: "        <relationship name=\"\(name)\" type=\"0/0\" destination=\"ITEM\" idrefs=\""
+                        .utf8)
                 for id in ids { out.append(contentsOf: "z\(id.primaryKey) ".utf8) }
                 out.append(contentsOf: "\"></relationship>\n".utf8)
             }
@@ -176,7 +200,8 @@ enum FixedCodec {
         result.reserveCapacity(count)
         for _ in 0..<count {
             let key = get(Int64.self)
-            var s = ObjectSnapshot(objectID: ManagedObjectID(entityName: "Item", storeIdentifier: storeIdentifier, primaryKey: key))
+            var s = ObjectSnapshot(
+                objectID: ManagedObjectID(entityName: "Item", storeIdentifier: storeIdentifier, primaryKey: key))
             s.attributes["name"] = .string(string())
             s.attributes["number"] = .integer64(get(Int64.self))
             s.attributes["price"] = .double(get(Double.self))

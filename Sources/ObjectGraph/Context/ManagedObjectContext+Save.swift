@@ -94,6 +94,7 @@ extension ManagedObjectContext {
     func snapshot(of object: ManagedObject, version: Int64) -> ObjectSnapshot {
         let layout = object.entity
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: version)
+        snapshot.attributes.reserveCapacity(layout.attributes.count)
         for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
             let value = object.attributeValue(at: i)
             if !value.isNull { snapshot.attributes[attribute.name] = value }
