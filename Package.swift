@@ -83,6 +83,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: ["ObjectGraph", "ModelFiles", "XMLStore", "BinaryStore", "Documents", "TestSupport"],
+            exclude: ["Golden"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
