@@ -203,3 +203,22 @@ struct MalformedInputTests {
         #expect(throws: SQLiteStoreError.self) { try SQLiteStoreFile(url: garbage) }
     }
 }
+
+struct BinaryPropertyListWriterTests {
+    @Test func writtenPlistsReadBack() throws {
+        let value = PropertyList.dictionary([
+            "NSStoreType": .string("SQLite"), "NSStoreUUID": .string("9DA05BB0-3F2A-4C1F-978F-3D70EC917014"),
+            "NSStoreModelVersionHashes": .dictionary([
+                "Book": .data(Data(repeating: 7, count: 32)), "Émile": .data(Data([1])),
+            ]),
+            "NSStoreModelVersionHashesVersion": .integer(3), "big": .integer(-5), "huge": .integer(1 << 40),
+            "NSStoreModelVersionIdentifiers": .array([.string("")]), "pi": .real(3.25), "yes": .boolean(true),
+            "when": .date(Date(timeIntervalSinceReferenceDate: 1000)),
+            "long": .string(String(repeating: "x", count: 300)),
+            "unicode": .string("naïve ☕️"),
+        ])
+        let data = BinaryPropertyListWriter.data(value)
+        #expect(data.starts(with: Array("bplist00".utf8)))
+        #expect(try PropertyList.read(data) == value)
+    }
+}

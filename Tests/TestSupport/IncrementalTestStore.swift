@@ -46,7 +46,16 @@ public final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
 
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         snapshotRequests += ids.count
-        return ids.compactMap { rows[$0] }
+        return ids.compactMap { id in
+            guard var row = rows[id] else { return nil }
+            row.toManyFaults = Set(row.toMany.keys)
+            row.toMany = [:]
+            return row
+        }
+    }
+
+    public func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID] {
+        rows[id]?.toMany[relationship] ?? []
     }
 
     public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? { rows[id]?.version }

@@ -117,6 +117,11 @@ public final class ManagedObjectContext {
         return object
     }
 
+    /// The destinations of a to-many relationship that arrived as a fault.
+    func destinations(of object: ManagedObject, relationship: String) -> [ManagedObjectID] {
+        (try? persistentStoreCoordinator.destinations(of: object.objectID, relationship: relationship)) ?? []
+    }
+
     /// Loads a fault's values from the coordinator (row cache or store).
     func fulfillFault(_ object: ManagedObject) {
         guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }

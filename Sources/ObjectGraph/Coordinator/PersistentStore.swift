@@ -147,6 +147,8 @@ public protocol IncrementalStore: PersistentStore {
     func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID]
     /// The stored state of objects (missing ones are left out).
     func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot]
+    /// The destinations of a to-many relationship the store left as a fault in a snapshot.
+    func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
     /// The current version of an object, for optimistic locking; `nil` when it no longer exists.
     func version(of id: ManagedObjectID) throws(StoreError) -> Int64?
     /// New keys for objects of a hierarchy root.

@@ -159,6 +159,18 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// The destinations of a to-many relationship that arrived as a fault.
+    func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID] {
+        try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
+            if let cached = state.rowCache[id], let ids = cached.toMany[relationship] { return ids }
+            guard let entry = state.entry(for: id) else { return [] }
+            if let incremental = entry.store as? any IncrementalStore {
+                return try incremental.destinations(of: id, relationship: relationship)
+            }
+            return entry.objects[id]?.toMany[relationship] ?? []
+        }
+    }
+
     // MARK: - Saving
 
     /// Gives new objects permanent IDs in the stores they are assigned to (or the first store holding the entity).

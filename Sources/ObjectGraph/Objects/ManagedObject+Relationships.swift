@@ -159,13 +159,15 @@ extension ManagedObject {
         observers?.notify(entity.relationships[index].name, old: .object(object), new: .null)
     }
 
-    /// The destinations of relationship `index` as IDs (for snapshots and comparisons), without resolving faults.
+    /// The destinations of relationship `index` as IDs (for snapshots and comparisons); a to-many fault is read first.
     func relationshipIDs(_ index: Int) -> [ManagedObjectID] {
+        if case .toManyFault = relationshipSlots[index] { resolve(index) }
         switch relationshipSlots[index] {
-        case .toOne(let object): object.map { [$0.objectID] } ?? []
-        case .toMany(let collection): collection.objects.map(\.objectID)
-        case .unresolvedToOne(let id): id.map { [$0] } ?? []
-        case .unresolvedToMany(let ids): ids
+        case .toOne(let object): return object.map { [$0.objectID] } ?? []
+        case .toMany(let collection): return collection.objects.map(\.objectID)
+        case .unresolvedToOne(let id): return id.map { [$0] } ?? []
+        case .unresolvedToMany(let ids): return ids
+        case .toManyFault: return []
         }
     }
 }

@@ -91,6 +91,10 @@ extension ManagedObject {
         case .unresolvedToMany(let ids):
             let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
             relationshipSlots[index] = .toMany(ObjectCollection(objects))
+        case .toManyFault:
+            let ids = managedObjectContext?.destinations(of: self, relationship: entity.relationships[index].name) ?? []
+            let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
+            relationshipSlots[index] = .toMany(ObjectCollection(objects))
         default:
             break
         }

@@ -7,6 +7,8 @@ enum RelationshipSlot {
     case toMany(ObjectCollection)
     case unresolvedToOne(ManagedObjectID?)
     case unresolvedToMany([ManagedObjectID])
+    /// A to-many relationship not loaded yet: its destinations are read on first use.
+    case toManyFault
 }
 
 /// An object of the graph: an instance of an entity, living in one context.
@@ -101,7 +103,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
             if relationship.isToMany {
-                relationshipSlots[i] = .unresolvedToMany(snapshot.toMany[relationship.name] ?? [])
+                relationshipSlots[i] =
+                    snapshot.toManyFaults.contains(relationship.name)
+                    ? .toManyFault : .unresolvedToMany(snapshot.toMany[relationship.name] ?? [])
             } else {
                 relationshipSlots[i] = .unresolvedToOne(snapshot.toOne[relationship.name] ?? nil)
             }

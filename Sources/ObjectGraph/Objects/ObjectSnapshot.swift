@@ -11,6 +11,9 @@ public struct ObjectSnapshot: Sendable, Hashable {
     public var toOne: [String: ManagedObjectID?]
     /// To-many relationships by name: the destinations, in order for ordered relationships.
     public var toMany: [String: [ManagedObjectID]]
+    /// To-many relationships the store did not load: they fault separately, on first use
+    /// (``IncrementalStore/destinations(of:relationship:)``).
+    public var toManyFaults: Set<String> = []
 
     /// Creates a snapshot.
     public init(
