@@ -78,7 +78,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "StoreConformanceTests", dependencies: ["ObjectGraph", "XMLStore", "BinaryStore", "TestSupport"],
+            name: "StoreConformanceTests",
+            dependencies: ["ObjectGraph", "XMLStore", "BinaryStore", "SQLiteStore", "TestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "StoreTests",

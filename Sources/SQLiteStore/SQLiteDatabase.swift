@@ -1,76 +1,9 @@
 import CSQLite
 import Foundation
+import ObjectGraph
 
-/// A minimal connection to one SQLite database file, closed when released.
-///
-/// Not `Sendable`: a connection is used from one isolation domain at a time.
-final class SQLiteDatabase {
-    private var handle: OpaquePointer?
-    let path: String
-
-    init(path: String, readOnly: Bool) throws(SQLiteStoreError) {
-        self.path = path
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
-        guard status == SQLITE_OK else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close(handle)
-            handle = nil
-            throw SQLiteStoreError(.io, path: path, message, resultCode: status)
-        }
-        sqlite3_busy_timeout(handle, 5_000)
-    }
-
-    deinit {
-        sqlite3_close(handle)
-    }
-
-    /// Runs `sql` and returns the rows, each column as Swift value (`Int64`, `Double`, `String`, `Data` or nil).
-    func query(_ sql: String) throws(SQLiteStoreError) -> [[SQLiteValue]] {
-        var statement: OpaquePointer?
-        var status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        guard status == SQLITE_OK, let statement else {
-            throw error(status)
-        }
-        defer { sqlite3_finalize(statement) }
-        var rows: [[SQLiteValue]] = []
-        while true {
-            status = sqlite3_step(statement)
-            if status == SQLITE_DONE { break }
-            guard status == SQLITE_ROW else { throw error(status) }
-            var row: [SQLiteValue] = []
-            for column in 0..<sqlite3_column_count(statement) {
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
-                case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
-                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, column))))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    if let bytes = sqlite3_column_blob(statement, column), count > 0 {
-                        row.append(.blob(Data(bytes: bytes, count: count)))
-                    } else {
-                        row.append(.blob(Data()))
-                    }
-                default: row.append(.null)
-                }
-            }
-            rows.append(row)
-        }
-        return rows
-    }
-
-    /// Whether a table with this name exists.
-    func hasTable(_ name: String) throws(SQLiteStoreError) -> Bool {
-        let escaped = name.replacingOccurrences(of: "'", with: "''")
-        return !(try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(escaped)'")).isEmpty
-    }
-
-    private func error(_ status: Int32) -> SQLiteStoreError {
-        let message = String(cString: sqlite3_errmsg(handle))
-        let code: SQLiteStoreError.Code = (status == SQLITE_NOTADB || status == SQLITE_CORRUPT) ? .notAStore : .io
-        return SQLiteStoreError(code, path: path, message, resultCode: status)
-    }
-}
+/// SQLite's `SQLITE_TRANSIENT`, which does not import into Swift: SQLite copies bound values.
+let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 /// One column value of a SQLite row.
 enum SQLiteValue: Equatable {
@@ -79,4 +12,148 @@ enum SQLiteValue: Equatable {
     case real(Double)
     case text(String)
     case blob(Data)
+}
+
+/// A connection to one SQLite database file with a cache of prepared statements, closed when released.
+///
+/// Not `Sendable`: a connection is used from one place at a time (stores use theirs under the coordinator's lock).
+final class SQLiteDatabase {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(path: String, readOnly: Bool, create: Bool = false) throws(SQLiteStoreError) {
+        self.path = path
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(handle)
+            handle = nil
+            throw SQLiteStoreError(.io, path: path, message, resultCode: status)
+        }
+        sqlite3_busy_timeout(handle, 5_000)
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ status: Int32, _ context: String = "") -> SQLiteStoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let primary = status & 0xFF
+        let code: SQLiteStoreError.Code = (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) ? .notAStore : .io
+        return SQLiteStoreError(code, path: path, context.isEmpty ? message : "\(context): \(message)", resultCode: status)
+    }
+
+    /// Runs statements that return no rows.
+    func execute(_ sql: String) throws(SQLiteStoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "error"
+            sqlite3_free(message)
+            throw SQLiteStoreError(.io, path: path, "\(text) (in: \(sql.prefix(120)))", resultCode: status)
+        }
+    }
+
+    /// A cached prepared statement, reset and with its bindings cleared.
+    func statement(_ sql: String) throws(SQLiteStoreError) -> OpaquePointer {
+        if let cached = statements[sql] {
+            sqlite3_reset(cached)
+            sqlite3_clear_bindings(cached)
+            return cached
+        }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error(status, "preparing \(sql.prefix(200))") }
+        if statements.count > 512 {
+            for s in statements.values { sqlite3_finalize(s) }
+            statements.removeAll()
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    func bind(_ statement: OpaquePointer, _ values: [SQLiteValue]) throws(SQLiteStoreError) {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(statement, index)
+            case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
+            case .real(let v): status = sqlite3_bind_double(statement, index, v)
+            case .text(let s): status = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
+            case .blob(let d):
+                status = d.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sqliteTransient) }
+            }
+            if status != SQLITE_OK { throw error(status, "binding") }
+        }
+    }
+
+    static func column(_ statement: OpaquePointer, _ i: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, i))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, i) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    /// Runs a statement with bindings and calls `row` for each result row.
+    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (OpaquePointer) throws(SQLiteStoreError) -> Void)
+        throws(SQLiteStoreError)
+    {
+        let statement = try statement(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(statement, bindings)
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
+            try row(statement)
+        }
+    }
+
+    /// Runs a statement and returns every row as values.
+    func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteStoreError) -> [[SQLiteValue]] {
+        var rows: [[SQLiteValue]] = []
+        try query(sql, bindings) { (statement) throws(SQLiteStoreError) in
+            rows.append((0..<sqlite3_column_count(statement)).map { Self.column(statement, $0) })
+        }
+        return rows
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteStoreError) {
+        let statement = try statement(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(statement, bindings)
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
+    }
+
+    /// Whether a table with this name exists.
+    func hasTable(_ name: String) throws(SQLiteStoreError) -> Bool {
+        !(try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])).isEmpty
+    }
+
+    /// The column names of a table, in order.
+    func columns(of table: String) throws(SQLiteStoreError) -> [String] {
+        try query("PRAGMA table_info(\(Self.quote(table)))").compactMap { row in
+            if case .text(let name) = row[1] { return name }
+            return nil
+        }
+    }
+
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }

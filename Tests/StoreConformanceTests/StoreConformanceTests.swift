@@ -1,6 +1,7 @@
 import BinaryStore
 import Foundation
 import ObjectGraph
+import SQLiteStore
 import TestSupport
 import Testing
 import XMLStore
@@ -25,7 +26,9 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
         IncrementalTestStore.register()
         XMLStore.register()
         BinaryStore.register()
+        SQLiteStore.register()
         return [
+            StoreUnderTest(type: SQLiteStore.typeName, fileExtension: "sqlite"),
             StoreUnderTest(type: XMLStore.typeName, fileExtension: "xml"),
             StoreUnderTest(type: BinaryStore.typeName, fileExtension: "binary"),
             StoreUnderTest(type: "InMemory", fileExtension: nil),

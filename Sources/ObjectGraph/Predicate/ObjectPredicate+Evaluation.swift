@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension ObjectPredicate {
     /// Evaluates the predicate against an object (a dictionary row, a managed object, or any value).
@@ -352,5 +352,20 @@ extension PredicateValue {
     var debugText: String {
         if case .string(let s) = self { return "\"\(s)\"" }
         return textValue
+    }
+}
+
+extension Comparison {
+    /// Whether the comparison holds between two values, with Apple's semantics (nil, numeric coercion, string
+    /// options). Stores use this to evaluate string operators inside SQL with exactly the in-memory result.
+    public func holds(_ left: PredicateValue, _ right: PredicateValue) -> Bool {
+        ExpressionEvaluator.compare(left, op, right, options)
+    }
+}
+
+extension ObjectSortDescriptor {
+    /// Orders two strings the way a sort descriptor with `comparison` does.
+    public static func compareStrings(_ a: String, _ b: String, _ comparison: Comparison) -> ComparisonResult {
+        order(.string(a), .string(b), comparison)
     }
 }

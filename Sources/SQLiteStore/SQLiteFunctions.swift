@@ -1,0 +1,58 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+
+/// SQL functions and collations the store registers so that SQL gives exactly the in-memory results:
+/// `DOCUTIL_CMP(op, options, a, b)` runs a predicate comparison; collations `DOCUTIL_CI` and `DOCUTIL_LS` order
+/// strings case-insensitively and as the Finder does.
+enum SQLiteFunctions {
+    static func register(on handle: OpaquePointer?) {
+        sqlite3_create_function_v2(
+            handle, "DOCUTIL_CMP", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, docutilCompare, nil, nil, nil)
+        sqlite3_create_collation_v2(handle, "DOCUTIL_CI", SQLITE_UTF8, nil, caseInsensitiveCollation, nil)
+        sqlite3_create_collation_v2(handle, "DOCUTIL_LS", SQLITE_UTF8, nil, localizedStandardCollation, nil)
+    }
+
+    static func value(_ argument: OpaquePointer?) -> PredicateValue {
+        switch sqlite3_value_type(argument) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(argument))
+        case SQLITE_FLOAT: return .double(sqlite3_value_double(argument))
+        case SQLITE_TEXT: return .string(String(cString: sqlite3_value_text(argument)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(argument))
+            guard count > 0, let bytes = sqlite3_value_blob(argument) else { return .data(Data()) }
+            return .data(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    static func string(_ length: Int32, _ bytes: UnsafeRawPointer?) -> String {
+        guard let bytes, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
+    }
+}
+
+private func docutilCompare(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let arguments, count == 4, let opText = sqlite3_value_text(arguments[0]),
+        let op = Comparison.Operator(rawValue: String(cString: opText))
+    else {
+        sqlite3_result_int(context, 0)
+        return
+    }
+    let options = Comparison.Options(rawValue: Int(sqlite3_value_int(arguments[1])))
+    let comparison = Comparison(.evaluatedObject, op, .evaluatedObject, options: options)
+    let holds = comparison.holds(SQLiteFunctions.value(arguments[2]), SQLiteFunctions.value(arguments[3]))
+    sqlite3_result_int(context, holds ? 1 : 0)
+}
+
+private func caseInsensitiveCollation(
+    _: UnsafeMutableRawPointer?, _ la: Int32, _ a: UnsafeRawPointer?, _ lb: Int32, _ b: UnsafeRawPointer?
+) -> Int32 {
+    Int32(ObjectSortDescriptor.compareStrings(SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .caseInsensitive).rawValue)
+}
+
+private func localizedStandardCollation(
+    _: UnsafeMutableRawPointer?, _ la: Int32, _ a: UnsafeRawPointer?, _ lb: Int32, _ b: UnsafeRawPointer?
+) -> Int32 {
+    Int32(ObjectSortDescriptor.compareStrings(SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .localizedStandard).rawValue)
+}

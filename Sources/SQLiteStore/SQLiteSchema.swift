@@ -1,0 +1,339 @@
+import Foundation
+import ObjectGraph
+
+/// How a model maps onto Core Data's SQLite schema: entity numbers, one table per inheritance root, columns per
+/// attribute and to-one relationship, join tables for many-to-many relationships (FORMATS.md §c).
+///
+/// Built from the model with Apple's naming rules; when an existing store is opened, its entity numbers come
+/// from `Z_PRIMARYKEY` and its column and join-table names are confirmed by introspection.
+final class SQLiteSchema {
+    struct Entity {
+        let name: String
+        let number: Int64
+        let superNumber: Int64
+        let root: String
+        let table: String
+    }
+
+    struct AttributeColumn {
+        let attribute: AttributeDescription
+        var column: String
+        let declaredType: String
+        let rank: Int
+    }
+
+    struct ToOneColumn {
+        let relationship: RelationshipDescription
+        var column: String
+        /// `Z<n>_<NAME>`: the destination row's `Z_ENT`, when the destination has sub-entities.
+        var entityColumn: String?
+    }
+
+    /// Where a to-many relationship's links live.
+    enum ToManyStorage {
+        /// The inverse to-one's foreign key on the destination table (one-to-many), with its order column when ordered.
+        case inverseKey(table: String, column: String, orderColumn: String?)
+        /// A join table (many-to-many): the column holding this side's key, the column holding the destination's.
+        case joinTable(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?)
+        /// A to-many with no inverse: a hidden foreign key on the destination table.
+        case hiddenKey(table: String, column: String)
+    }
+
+    struct Table {
+        let name: String
+        var columns: [(name: String, type: String)]
+        var indexes: [String]
+    }
+
+    let model: ManagedObjectModel
+    private(set) var entities: [String: Entity] = [:]
+    private(set) var entityByNumber: [Int64: String] = [:]
+    /// Attribute columns by entity name (inherited ones included), by attribute name.
+    private(set) var attributeColumns: [String: [String: AttributeColumn]] = [:]
+    private(set) var toOneColumns: [String: [String: ToOneColumn]] = [:]
+    private(set) var toManyStorage: [String: [String: ToManyStorage]] = [:]
+    private(set) var tables: [String: Table] = [:]
+    private(set) var joinTables: [Table] = []
+    private(set) var uniqueIndexes: [String] = []
+
+    init(model: ManagedObjectModel, numbers: [String: Int64]? = nil) {
+        self.model = model
+        // Entity numbers: a pre-order walk, roots alphabetical, each followed by its sub-entities.
+        var counter: Int64 = 0
+        var assigned: [String: Int64] = [:]
+        func walk(_ name: String) {
+            counter += 1
+            assigned[name] = counter
+            for sub in model.subentities(of: name).sorted(by: ManagedObjectModel.codePointOrder) { walk(sub) }
+        }
+        for root in model.entities.filter({ $0.parentName == nil }).map(\.name).sorted(by: ManagedObjectModel.codePointOrder) {
+            walk(root)
+        }
+        let finalNumbers = numbers ?? assigned
+        for entity in model.entities {
+            let root = model.rootEntity(of: entity.name)
+            let number = finalNumbers[entity.name] ?? assigned[entity.name]!
+            let info = Entity(
+                name: entity.name, number: number,
+                superNumber: entity.parentName.map { finalNumbers[$0] ?? assigned[$0]! } ?? 0, root: root,
+                table: "Z" + root.uppercased())
+            entities[entity.name] = info
+            entityByNumber[number] = entity.name
+        }
+        buildTables()
+    }
+
+    func number(_ entity: String) -> Int64 { entities[entity]?.number ?? 0 }
+
+    func table(of entity: String) -> String { entities[entity]?.table ?? "Z" + entity.uppercased() }
+
+    /// The entity numbers of an entity and its descendants.
+    func numbers(of entityNames: [String]) -> [Int64] { entityNames.compactMap { entities[$0]?.number } }
+
+    static func declaredType(_ type: AttributeType) -> (String, Int) {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: ("INTEGER", 0)
+        case .date: ("TIMESTAMP", 2)
+        case .double, .float: ("FLOAT", 2)
+        case .decimal: ("DECIMAL", 2)
+        case .string, .uri, .objectID: ("VARCHAR", 3)
+        case .uuid: ("BLOB", 4)
+        case .binary, .transformable, .composite, .undefined: ("BLOB", 5)
+        }
+    }
+
+    private func buildTables() {
+        let roots = model.entities.filter { $0.parentName == nil }.map(\.name)
+        for root in roots {
+            let hierarchy = model.entityAndDescendants(of: root)
+            let tableName = "Z" + root.uppercased()
+            var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            func columnName(_ base: String) -> String {
+                var name = base
+                var n = 1
+                while used.contains(name) {
+                    name = base + String(n)
+                    n += 1
+                }
+                used.insert(name)
+                return name
+            }
+            var attributeByKey: [String: AttributeColumn] = [:]
+            var toOneByKey: [String: ToOneColumn] = [:]
+            var ranked: [(rank: Int, sort: String, columns: [(String, String)])] = []
+            for entityName in hierarchy {
+                guard let entity = model.entity(named: entityName) else { continue }
+                for attribute in entity.attributes where !attribute.isTransient {
+                    let (type, rank) = Self.declaredType(attribute.type)
+                    let column = columnName("Z" + attribute.name.uppercased())
+                    attributeByKey["\(entityName).\(attribute.name)"] = AttributeColumn(
+                        attribute: attribute, column: column, declaredType: type, rank: rank)
+                    ranked.append((rank, column, [(column, type)]))
+                }
+                for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {
+                    let column = columnName("Z" + relationship.name.uppercased())
+                    var entityColumn: String?
+                    let destinationRoot = model.rootEntity(of: relationship.destinationEntityName)
+                    if model.entityAndDescendants(of: destinationRoot).count > 1 {
+                        entityColumn = columnName("Z\(entities[destinationRoot]!.number)_" + relationship.name.uppercased())
+                    }
+                    toOneByKey["\(entityName).\(relationship.name)"] = ToOneColumn(
+                        relationship: relationship, column: column, entityColumn: entityColumn)
+                    var columns = [(column, "INTEGER")]
+                    if let entityColumn { columns.append((entityColumn, "INTEGER")) }
+                    ranked.append((1, column, columns))
+                }
+            }
+            // Ordered one-to-many relationships keep their order next to the destination's foreign key.
+            ranked.sort { ($0.rank, $0.sort) < ($1.rank, $1.sort) }
+            var table = Table(
+                name: tableName, columns: [("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")],
+                indexes: [])
+            for group in ranked { for (name, type) in group.columns { table.columns.append((name, type)) } }
+            for (_, toOne) in toOneByKey.sorted(by: { $0.value.column < $1.value.column }) {
+                table.indexes.append("CREATE INDEX \(tableName)_\(toOne.column)_INDEX ON \(tableName) (\(toOne.column));")
+            }
+            if hierarchy.count > 1 {
+                table.indexes.append("CREATE INDEX \(tableName)_Z_ENT_INDEX ON \(tableName) (Z_ENT);")
+            }
+            tables[tableName] = table
+            for entityName in hierarchy {
+                var attributes: [String: AttributeColumn] = [:]
+                var toOnes: [String: ToOneColumn] = [:]
+                for declaring in [entityName] + model.ancestors(of: entityName) {
+                    for (key, column) in attributeByKey where key.hasPrefix(declaring + ".") {
+                        attributes[String(key.dropFirst(declaring.count + 1))] = column
+                    }
+                    for (key, column) in toOneByKey where key.hasPrefix(declaring + ".") {
+                        toOnes[String(key.dropFirst(declaring.count + 1))] = column
+                    }
+                }
+                attributeColumns[entityName] = attributes
+                toOneColumns[entityName] = toOnes
+            }
+            for entityName in hierarchy {
+                guard let entity = model.entity(named: entityName) else { continue }
+                for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                    let columns = constraint.compactMap { attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column }
+                    guard columns.count == constraint.count else { continue }
+                    uniqueIndexes.append(
+                        "CREATE UNIQUE INDEX Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_")) ON \(tableName) ("
+                            + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ");")
+                }
+            }
+        }
+        buildToMany()
+    }
+
+    private func buildToMany() {
+        var joinColumnsUsed: [String: Set<String>] = [:]
+        var createdJoins: Set<String> = []
+        for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
+            var storage: [String: ToManyStorage] = [:]
+            for relationship in model.allRelationships(of: entity.name) where relationship.isToMany && !relationship.isTransient {
+                let destination = relationship.destinationEntityName
+                let inverse = model.inverse(of: relationship)
+                if let inverse, !inverse.isToMany {
+                    let declaring = declaringEntity(of: inverse.name, from: destination)
+                    let column = toOneColumns[declaring]?[inverse.name]?.column ?? "Z" + inverse.name.uppercased()
+                    storage[relationship.name] = .inverseKey(
+                        table: table(of: destination), column: column,
+                        orderColumn: relationship.isOrdered ? "Z_FOK_" + column.dropFirst() : nil)
+                } else if let inverse {
+                    // Many-to-many: the table belongs to the side with the smaller entity number.
+                    let a = declaringEntity(of: relationship.name, from: entity.name)
+                    let b = declaringEntity(of: inverse.name, from: destination)
+                    let (na, nb) = (number(a), number(b))
+                    let ownerIsThis = na < nb || (na == nb && relationship.name > inverse.name)
+                    let (ownerEntity, ownerRel, otherEntity, otherRel) =
+                        ownerIsThis ? (a, relationship.name, b, inverse.name) : (b, inverse.name, a, relationship.name)
+                    let tableName = "Z_\(number(ownerEntity))\(ownerRel.uppercased())"
+                    var ownerColumn = "Z_\(number(ownerEntity))\(otherRel.uppercased())"
+                    var otherColumn = "Z_\(number(otherEntity))\(ownerRel.uppercased())"
+                    if !createdJoins.contains(tableName) {
+                        // Column names are unique per entity: a repeat gets a digit suffix.
+                        otherColumn = uniqueJoinColumn(otherColumn, entity: otherEntity, used: &joinColumnsUsed)
+                        ownerColumn = uniqueJoinColumn(ownerColumn, entity: ownerEntity, used: &joinColumnsUsed)
+                        if ownerColumn == otherColumn { otherColumn += "1" }
+                        createdJoins.insert(tableName)
+                        let ordered = relationship.isOrdered || inverse.isOrdered
+                        var columns = [(ownerColumn, "INTEGER"), (otherColumn, "INTEGER")]
+                        if ordered { columns.append(("Z_FOK_" + otherColumn.dropFirst(2), "INTEGER")) }
+                        joinTables.append(
+                            Table(
+                                name: tableName, columns: columns,
+                                indexes: [
+                                    "CREATE INDEX \(tableName)_\(otherColumn)_INDEX ON \(tableName) (\(otherColumn), \(ownerColumn));"
+                                ]))
+                        joinNames[tableName] = (ownerColumn, otherColumn)
+                    }
+                    let (oc, tc) = joinNames[tableName]!
+                    let orderColumn = relationship.isOrdered ? "Z_FOK_" + tc.dropFirst(2) : nil
+                    storage[relationship.name] =
+                        ownerIsThis
+                        ? .joinTable(table: tableName, sourceColumn: oc, destinationColumn: tc, orderColumn: orderColumn)
+                        : .joinTable(table: tableName, sourceColumn: tc, destinationColumn: oc, orderColumn: orderColumn)
+                } else {
+                    let declaring = declaringEntity(of: relationship.name, from: entity.name)
+                    let column = "Z\(number(declaring))\(relationship.name.uppercased())"
+                    storage[relationship.name] = .hiddenKey(table: table(of: destination), column: column)
+                    let destinationTable = table(of: destination)
+                    if tables[destinationTable]?.columns.contains(where: { $0.name == column }) == false {
+                        tables[destinationTable]?.columns.append((column, "INTEGER"))
+                    }
+                }
+            }
+            toManyStorage[entity.name] = storage
+        }
+        // Order columns of ordered one-to-many relationships live in the destination tables.
+        for (_, storages) in toManyStorage {
+            for (_, storage) in storages {
+                if case .inverseKey(let table, _, let order?) = storage,
+                    tables[table]?.columns.contains(where: { $0.name == order }) == false
+                {
+                    tables[table]?.columns.append((order, "INTEGER"))
+                }
+            }
+        }
+    }
+
+    private var joinNames: [String: (String, String)] = [:]
+
+    private func uniqueJoinColumn(_ base: String, entity: String, used: inout [String: Set<String>]) -> String {
+        var name = base
+        var n = 1
+        while used[entity, default: []].contains(name) {
+            name = base + String(n)
+            n += 1
+        }
+        used[entity, default: []].insert(name)
+        return name
+    }
+
+    /// The entity (the given one or an ancestor) that declares a property.
+    func declaringEntity(of property: String, from entity: String) -> String {
+        for name in [entity] + model.ancestors(of: entity) {
+            if let e = model.entity(named: name), e.declaredPropertyNames.contains(property) { return name }
+        }
+        return entity
+    }
+
+    /// The statements that create the schema (without Z_PRIMARYKEY and Z_METADATA).
+    var createStatements: [String] {
+        var statements: [String] = []
+        for table in tables.values.sorted(by: { $0.name < $1.name }) {
+            statements.append(
+                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + " );")
+        }
+        for table in joinTables {
+            let keys = table.columns.prefix(2).map(\.name)
+            statements.append(
+                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                    + ", PRIMARY KEY (\(keys.joined(separator: ", "))) );")
+        }
+        for table in tables.values.sorted(by: { $0.name < $1.name }) { statements += table.indexes }
+        for table in joinTables { statements += table.indexes }
+        statements += uniqueIndexes
+        return statements
+    }
+
+    /// Adjusts column and join-table names to what an existing store has (Apple's stores may differ from our naming
+    /// where names collide).
+    func reconcile(with database: SQLiteDatabase) throws(SQLiteStoreError) {
+        var columnsOf: [String: Set<String>] = [:]
+        func columns(_ table: String) throws(SQLiteStoreError) -> Set<String> {
+            if let known = columnsOf[table] { return known }
+            let found = Set(try database.columns(of: table))
+            columnsOf[table] = found
+            return found
+        }
+        let joinCandidates = try database.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\'"
+        ).compactMap { row -> String? in if case .text(let n) = row[0] { return n } else { return nil } }
+        for (entity, storages) in toManyStorage {
+            for (name, storage) in storages {
+                guard case .joinTable(let table, let source, let destination, let order) = storage else { continue }
+                let existing = try columns(table)
+                if existing.contains(source) && existing.contains(destination) { continue }
+                // The same table with digit-suffixed columns, or the table named from the other side.
+                if let match = try matchJoin(table: table, source: source, destination: destination, candidates: joinCandidates, columns: columns) {
+                    toManyStorage[entity]?[name] = .joinTable(table: match.0, sourceColumn: match.1, destinationColumn: match.2, orderColumn: order)
+                }
+            }
+        }
+    }
+
+    private func matchJoin(
+        table: String, source: String, destination: String, candidates: [String],
+        columns: (String) throws(SQLiteStoreError) -> Set<String>
+    ) throws(SQLiteStoreError) -> (String, String, String)? {
+        func strip(_ s: String) -> String { String(s.reversed().drop(while: \.isNumber).reversed()) }
+        for candidate in [table] + candidates where candidate.hasPrefix("Z_") {
+            let existing = try columns(candidate)
+            let s = existing.first { strip($0) == strip(source) }
+            let d = existing.first { strip($0) == strip(destination) && $0 != s }
+            if let s, let d { return (candidate, s, d) }
+        }
+        return nil
+    }
+}
