@@ -67,6 +67,7 @@ public enum DocumentStack {
     public static func registerStoreTypes() {
         XMLStore.register()
         BinaryStore.register()
+        SQLiteStore.register()
     }
 
     /// The store type of a file: by its first bytes, then by its extension; `nil` when neither tells.
@@ -102,12 +103,6 @@ public enum DocumentStack {
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
         }
-        if type == "SQLite" {
-            throw DocumentError(
-                .unsupported,
-                "\(url.path): SQLite documents can be inspected with 'docutil info' and 'docutil schema'; reading their objects arrives with the SQLite store"
-            )
-        }
         var warnings: [String] = []
         var source = "embedded"
         var model: ManagedObjectModel
@@ -125,6 +120,14 @@ public enum DocumentStack {
                     warnings.append(
                         "the document carries no model; one was inferred from its contents (use --model to give one)")
                 }
+            } else if type == SQLiteStore.typeName {
+                let file = try SQLiteStoreFile(url: url)
+                if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
+                    model = try ModelLoader.readContents(Data(contents.utf8))
+                } else {
+                    model = try file.storedModel().model
+                    source = "Z_MODELCACHE"
+                }
             } else {
                 model = try BinaryStoreFile(url: url).model()
             }
@@ -132,6 +135,8 @@ public enum DocumentStack {
             throw DocumentError(error)
         } catch let error as ModelFileError {
             throw DocumentError(error)
+        } catch let error as SQLiteStoreError {
+            throw DocumentError(error.code == .notFound ? .noInput : (error.code == .io ? .io : .badData), error.description)
         } catch {
             throw DocumentError(.io, "\(url.path): \(error)")
         }
@@ -166,7 +171,7 @@ public enum DocumentStack {
     }
 
     /// Writes every object of an open document to a new file of another type, carrying the model.
-    /// - Throws: `cannotCreate` when `output` exists and `force` is off, `unsupported` for SQLite output (for now).
+    /// - Throws: `cannotCreate` when `output` exists and `force` is off.
     public static func convert(_ document: OpenedDocument, to output: URL, type: String, force: Bool)
         throws(DocumentError)
     {
@@ -179,6 +184,10 @@ public enum DocumentStack {
         }
         guard StoreType.named(type) != nil else {
             throw DocumentError(.unsupported, "cannot write \(type) documents yet")
+        }
+        if force && type == SQLiteStore.typeName {
+            // A SQLite target is written in place: start from an empty file.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: output.path + suffix) }
         }
         do {
             try document.coordinator.migratePersistentStore(document.store, to: output, type: type)

@@ -34,6 +34,15 @@ extension SQLiteStore {
             for snapshot in request.inserted { try writeRow(snapshot, insert: true) }
             for snapshot in request.updated { try writeRow(snapshot, insert: false) }
             for snapshot in request.inserted + request.updated { try writeToMany(snapshot) }
+            // Keys given elsewhere (a migration) raise Z_MAX so that new keys never collide.
+            var highest: [Int64: Int64] = [:]
+            for snapshot in request.inserted {
+                let root = schema.number(model.rootEntity(of: snapshot.objectID.entityName))
+                highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
+            }
+            for (root, key) in highest {
+                try database.run("UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(Z_MAX, ?) WHERE Z_ENT = ?", [.integer(key), .integer(root)])
+            }
             try writeMetadata()
         } catch {
             try? database.execute("ROLLBACK")

@@ -273,7 +273,7 @@ public final class PersistentStoreCoordinator: Sendable {
         guard let storeType = StoreType.named(type) else {
             throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
         }
-        let snapshots = try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+        var snapshots = try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
             guard let entry = state.entries.first(where: { $0.store === store }) else {
                 throw StoreError(.unsupported, "the store is not added to this coordinator")
             }
@@ -287,6 +287,9 @@ public final class PersistentStoreCoordinator: Sendable {
         var metadata = store.metadata
         metadata["NSStoreType"] = .string(type)
         target.metadata = metadata
+        if let atomic = target as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
+            snapshots = Self.renumbered(snapshots, startingAfter: floor)
+        }
         let entry = try StoreEntry(store: target, model: model, load: false)
         let (transaction, apply) = try entry.prepare(inserted: snapshots, updated: [], deleted: [], model: model)
         try transaction.commit()
@@ -299,6 +302,33 @@ public final class PersistentStoreCoordinator: Sendable {
             }
         }
         return target
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Gives every object a key unique in the whole store (for stores with one counter, like the XML store),
+    /// keeping relationships pointing at the same objects. Objects then have new IDs, as after a Core Data migration.
+    static func renumbered(_ snapshots: [ObjectSnapshot], startingAfter floor: Int64) -> [ObjectSnapshot] {
+        let keys = snapshots.map(\.objectID.primaryKey)
+        let rootsShareKeys = Set(keys).count != keys.count
+        guard rootsShareKeys || (keys.min() ?? floor + 1) <= floor else { return snapshots }
+        let ordered = snapshots.sorted {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for (i, snapshot) in ordered.enumerated() {
+            let id = snapshot.objectID
+            mapping[id] = ManagedObjectID(
+                entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "", primaryKey: floor + 1 + Int64(i))
+        }
+        func map(_ id: ManagedObjectID) -> ManagedObjectID { mapping[id] ?? id }
+        return ordered.map { snapshot in
+            var copy = snapshot
+            copy.objectID = map(snapshot.objectID)
+            copy.toOne = snapshot.toOne.mapValues { $0.map(map) }
+            copy.toMany = snapshot.toMany.mapValues { $0.map(map) }
+            return copy
+        }
     }
 }
 

@@ -43,12 +43,15 @@ final class StoreEntry: @unchecked Sendable {
     var maxKeys: [String: Int64] = [:]
     let rootOf: [String: String]
 
-    /// - Parameter load: `false` for a migration target, which starts empty whatever is at its URL.
+    /// - Parameter load: `false` for an atomic migration target, which starts empty whatever is at its URL
+    ///   (an incremental store is always opened: it reads or creates its file).
     init(store: any PersistentStore, model: ManagedObjectModel, load: Bool = true) throws(StoreError) {
         self.store = store
         entityNames = Set(model.entityNames(inConfiguration: store.description.configurationName) ?? [])
         rootOf = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, model.rootEntity(of: $0.name)) })
-        if !load {
+        if let incremental = store as? any IncrementalStore {
+            try incremental.load(model: model)
+        } else if !load {
             return
         } else if let atomic = store as? any AtomicStore {
             let contents = try atomic.load(model: model)
@@ -58,8 +61,6 @@ final class StoreEntry: @unchecked Sendable {
                 let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
                 maxKeys[root] = max(maxKeys[root] ?? 0, snapshot.objectID.primaryKey)
             }
-        } else if let incremental = store as? any IncrementalStore {
-            try incremental.load(model: model)
         } else {
             throw StoreError(.unsupported, "a store must be an AtomicStore or an IncrementalStore")
         }
