@@ -87,6 +87,10 @@ let package = Package(
             exclude: ["Golden"],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "SQLiteStoreTests",
+            dependencies: ["ObjectGraph", "ModelFiles", "SQLiteStore", "XMLStore", "Documents", "TestSupport", "CSQLite"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "DocUtilCLITests",
             dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "TestSupport"],
             swiftSettings: strictSettings

@@ -134,7 +134,7 @@ final class SQLiteSchema {
                     let column = columnName("Z" + relationship.name.uppercased())
                     var entityColumn: String?
                     let destinationRoot = model.rootEntity(of: relationship.destinationEntityName)
-                    if model.entityAndDescendants(of: destinationRoot).count > 1 {
+                    if !model.subentities(of: relationship.destinationEntityName).isEmpty {
                         entityColumn = columnName("Z\(entities[destinationRoot]!.number)_" + relationship.name.uppercased())
                     }
                     toOneByKey["\(entityName).\(relationship.name)"] = ToOneColumn(
@@ -173,6 +173,20 @@ final class SQLiteSchema {
             }
             for entityName in hierarchy {
                 guard let entity = model.entity(named: entityName) else { continue }
+                // Indexed attributes and fetch indexes (momc turns `indexed` into a fetch index per attribute).
+                for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
+                    guard let column = attributeColumns[entityName]?[attribute.name]?.column else { continue }
+                    uniqueIndexes.append("CREATE INDEX Z_\(entityName)_\(attribute.name) ON \(tableName) (\(column) COLLATE BINARY ASC);")
+                }
+                for index in entity.fetchIndexes {
+                    let columns = index.elements.compactMap { element -> String? in
+                        guard let column = attributeColumns[entityName]?[element.property]?.column ?? toOneColumns[entityName]?[element.property]?.column
+                        else { return nil }
+                        return "\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")"
+                    }
+                    guard columns.count == index.elements.count, !columns.isEmpty else { continue }
+                    uniqueIndexes.append("CREATE INDEX Z_\(entityName)_\(index.name) ON \(tableName) (\(columns.joined(separator: ", ")));")
+                }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
                     let columns = constraint.compactMap { attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column }
                     guard columns.count == constraint.count else { continue }
