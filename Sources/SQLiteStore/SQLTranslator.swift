@@ -114,7 +114,8 @@ struct SQLTranslator {
             return "IFNULL(\(left.sql) BETWEEN \(low) AND \(high), 0)"
         }
         let nonNull = items.filter { $0 != .null }
-        var sql = nonNull.isEmpty ? "0" : "IFNULL(\(left.sql) IN (\(nonNull.map { bind($0) }.joined(separator: ", "))), 0)"
+        var sql =
+            nonNull.isEmpty ? "0" : "IFNULL(\(left.sql) IN (\(nonNull.map { bind($0) }.joined(separator: ", "))), 0)"
         if nonNull.count != items.count { sql = "(\(sql) OR \(left.sql) IS NULL)" }
         return sql
     }
@@ -126,11 +127,13 @@ struct SQLTranslator {
             relationship.isToMany
         else { return nil }
         let destinationAlias = newAlias()
-        guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias) else { return nil }
+        guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias)
+        else { return nil }
         var inner = c
         inner.modifier = .direct
         inner.lhs = .keyPath(.evaluatedObject, Array(path.dropFirst()))
-        guard let condition = comparison(inner, entity: relationship.destinationEntityName, alias: destinationAlias) else { return nil }
+        guard let condition = comparison(inner, entity: relationship.destinationEntityName, alias: destinationAlias)
+        else { return nil }
         switch c.modifier {
         case .any: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
         case .none: return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
@@ -155,7 +158,10 @@ struct SQLTranslator {
             return ("\(table) \(alias)", "\(alias).\(column) = \(ownerAlias).Z_PK\(kindFilter)")
         case .joinTable(let join, let source, let destinationColumn, _)?:
             let j = alias + "j"
-            return ("\(join) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(destinationColumn)", "\(j).\(source) = \(ownerAlias).Z_PK\(kindFilter)")
+            return (
+                "\(join) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(destinationColumn)",
+                "\(j).\(source) = \(ownerAlias).Z_PK\(kindFilter)"
+            )
         case nil:
             return nil
         }
@@ -179,7 +185,9 @@ struct SQLTranslator {
             guard let left = value(l, entity: entity, alias: alias), let right = value(r, entity: entity, alias: alias),
                 isNumber(left.kind), isNumber(right.kind)
             else { return nil }
-            let sql = op == .divide ? "(CAST(\(left.sql) AS REAL) / \(right.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
+            let sql =
+                op == .divide
+                ? "(CAST(\(left.sql) AS REAL) / \(right.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
             return Value(sql: sql, kind: .attribute(.double))
         default:
             return nil
@@ -189,7 +197,8 @@ struct SQLTranslator {
     mutating func keyPath(_ path: ArraySlice<String>, entity: String, alias: String) -> Value? {
         guard let first = path.first else { return nil }
         if let attribute = schema.model.allAttributes(of: entity).first(where: { $0.name == first }) {
-            guard path.count == 1, !attribute.isTransient, let column = schema.attributeColumns[entity]?[first]?.column else {
+            guard path.count == 1, !attribute.isTransient, let column = schema.attributeColumns[entity]?[first]?.column
+            else {
                 return nil
             }
             guard attribute.allowsExternalBinaryDataStorage == false else { return nil }
@@ -201,7 +210,8 @@ struct SQLTranslator {
         if relationship.isToMany {
             guard path.count == 2, path.last == "@count" else { return nil }
             let destinationAlias = newAlias()
-            guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias) else { return nil }
+            guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias)
+            else { return nil }
             return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link))", kind: .integer)
         }
         guard let column = schema.toOneColumns[entity]?[first]?.column else { return nil }
@@ -210,7 +220,8 @@ struct SQLTranslator {
         let destinationAlias = newAlias()
         guard let inner = keyPath(path.dropFirst(), entity: destination, alias: destinationAlias) else { return nil }
         return Value(
-            sql: "(SELECT \(inner.sql) FROM \(schema.table(of: destination)) \(destinationAlias) WHERE \(destinationAlias).Z_PK = \(alias).\(column))",
+            sql:
+                "(SELECT \(inner.sql) FROM \(schema.table(of: destination)) \(destinationAlias) WHERE \(destinationAlias).Z_PK = \(alias).\(column))",
             kind: inner.kind)
     }
 
@@ -222,11 +233,13 @@ struct SQLTranslator {
             relationship.isToMany
         else { return nil }
         let destinationAlias = newAlias()
-        guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias) else { return nil }
+        guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias)
+        else { return nil }
         let saved = variables[variable]
         variables[variable] = (relationship.destinationEntityName, destinationAlias)
         defer { variables[variable] = saved }
-        guard let condition = predicate(inner, entity: relationship.destinationEntityName, alias: destinationAlias) else {
+        guard let condition = predicate(inner, entity: relationship.destinationEntityName, alias: destinationAlias)
+        else {
             return nil
         }
         return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(condition)))", kind: .integer)

@@ -46,7 +46,8 @@ final class SQLiteDatabase {
         let message = String(cString: sqlite3_errmsg(handle))
         let primary = status & 0xFF
         let code: SQLiteStoreError.Code = (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) ? .notAStore : .io
-        return SQLiteStoreError(code, path: path, context.isEmpty ? message : "\(context): \(message)", resultCode: status)
+        return SQLiteStoreError(
+            code, path: path, context.isEmpty ? message : "\(context): \(message)", resultCode: status)
     }
 
     /// Runs statements that return no rows.
@@ -88,7 +89,11 @@ final class SQLiteDatabase {
             case .real(let v): status = sqlite3_bind_double(statement, index, v)
             case .text(let s): status = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
             case .blob(let d):
-                status = d.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), sqliteTransient) }
+                status = d.withUnsafeBytes {
+                    sqlite3_bind_blob(
+                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                        sqliteTransient)
+                }
             }
             if status != SQLITE_OK { throw error(status, "binding") }
         }

@@ -32,7 +32,9 @@ enum SQLiteFunctions {
     }
 }
 
-private func docutilCompare(_ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) {
+private func docutilCompare(
+    _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
     guard let arguments, count == 4, let opText = sqlite3_value_text(arguments[0]),
         let op = Comparison.Operator(rawValue: String(cString: opText))
     else {
@@ -48,11 +50,17 @@ private func docutilCompare(_ context: OpaquePointer?, _ count: Int32, _ argumen
 private func caseInsensitiveCollation(
     _: UnsafeMutableRawPointer?, _ la: Int32, _ a: UnsafeRawPointer?, _ lb: Int32, _ b: UnsafeRawPointer?
 ) -> Int32 {
-    Int32(ObjectSortDescriptor.compareStrings(SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .caseInsensitive).rawValue)
+    Int32(
+        ObjectSortDescriptor.compareStrings(
+            SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .caseInsensitive
+        ).rawValue)
 }
 
 private func localizedStandardCollation(
     _: UnsafeMutableRawPointer?, _ la: Int32, _ a: UnsafeRawPointer?, _ lb: Int32, _ b: UnsafeRawPointer?
 ) -> Int32 {
-    Int32(ObjectSortDescriptor.compareStrings(SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .localizedStandard).rawValue)
+    Int32(
+        ObjectSortDescriptor.compareStrings(
+            SQLiteFunctions.string(la, a), SQLiteFunctions.string(lb, b), .localizedStandard
+        ).rawValue)
 }

@@ -66,7 +66,9 @@ final class SQLiteSchema {
             assigned[name] = counter
             for sub in model.subentities(of: name).sorted(by: ManagedObjectModel.codePointOrder) { walk(sub) }
         }
-        for root in model.entities.filter({ $0.parentName == nil }).map(\.name).sorted(by: ManagedObjectModel.codePointOrder) {
+        for root in model.entities.filter({ $0.parentName == nil }).map(\.name).sorted(
+            by: ManagedObjectModel.codePointOrder)
+        {
             walk(root)
         }
         let finalNumbers = numbers ?? assigned
@@ -135,7 +137,8 @@ final class SQLiteSchema {
                     var entityColumn: String?
                     let destinationRoot = model.rootEntity(of: relationship.destinationEntityName)
                     if !model.subentities(of: relationship.destinationEntityName).isEmpty {
-                        entityColumn = columnName("Z\(entities[destinationRoot]!.number)_" + relationship.name.uppercased())
+                        entityColumn = columnName(
+                            "Z\(entities[destinationRoot]!.number)_" + relationship.name.uppercased())
                     }
                     toOneByKey["\(entityName).\(relationship.name)"] = ToOneColumn(
                         relationship: relationship, column: column, entityColumn: entityColumn)
@@ -147,11 +150,13 @@ final class SQLiteSchema {
             // Ordered one-to-many relationships keep their order next to the destination's foreign key.
             ranked.sort { ($0.rank, $0.sort) < ($1.rank, $1.sort) }
             var table = Table(
-                name: tableName, columns: [("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")],
+                name: tableName,
+                columns: [("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")],
                 indexes: [])
             for group in ranked { for (name, type) in group.columns { table.columns.append((name, type)) } }
             for (_, toOne) in toOneByKey.sorted(by: { $0.value.column < $1.value.column }) {
-                table.indexes.append("CREATE INDEX \(tableName)_\(toOne.column)_INDEX ON \(tableName) (\(toOne.column));")
+                table.indexes.append(
+                    "CREATE INDEX \(tableName)_\(toOne.column)_INDEX ON \(tableName) (\(toOne.column));")
             }
             if hierarchy.count > 1 {
                 table.indexes.append("CREATE INDEX \(tableName)_Z_ENT_INDEX ON \(tableName) (Z_ENT);")
@@ -176,19 +181,27 @@ final class SQLiteSchema {
                 // Indexed attributes and fetch indexes (momc turns `indexed` into a fetch index per attribute).
                 for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
                     guard let column = attributeColumns[entityName]?[attribute.name]?.column else { continue }
-                    uniqueIndexes.append("CREATE INDEX Z_\(entityName)_\(attribute.name) ON \(tableName) (\(column) COLLATE BINARY ASC);")
+                    uniqueIndexes.append(
+                        "CREATE INDEX Z_\(entityName)_\(attribute.name) ON \(tableName) (\(column) COLLATE BINARY ASC);"
+                    )
                 }
                 for index in entity.fetchIndexes {
                     let columns = index.elements.compactMap { element -> String? in
-                        guard let column = attributeColumns[entityName]?[element.property]?.column ?? toOneColumns[entityName]?[element.property]?.column
+                        guard
+                            let column = attributeColumns[entityName]?[element.property]?.column
+                                ?? toOneColumns[entityName]?[element.property]?.column
                         else { return nil }
                         return "\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")"
                     }
                     guard columns.count == index.elements.count, !columns.isEmpty else { continue }
-                    uniqueIndexes.append("CREATE INDEX Z_\(entityName)_\(index.name) ON \(tableName) (\(columns.joined(separator: ", ")));")
+                    uniqueIndexes.append(
+                        "CREATE INDEX Z_\(entityName)_\(index.name) ON \(tableName) (\(columns.joined(separator: ", ")));"
+                    )
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                    let columns = constraint.compactMap { attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column }
+                    let columns = constraint.compactMap {
+                        attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column
+                    }
                     guard columns.count == constraint.count else { continue }
                     uniqueIndexes.append(
                         "CREATE UNIQUE INDEX Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_")) ON \(tableName) ("
@@ -204,7 +217,8 @@ final class SQLiteSchema {
         var createdJoins: Set<String> = []
         for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
             var storage: [String: ToManyStorage] = [:]
-            for relationship in model.allRelationships(of: entity.name) where relationship.isToMany && !relationship.isTransient {
+            for relationship in model.allRelationships(of: entity.name)
+            where relationship.isToMany && !relationship.isTransient {
                 let destination = relationship.destinationEntityName
                 let inverse = model.inverse(of: relationship)
                 if let inverse, !inverse.isToMany {
@@ -245,8 +259,10 @@ final class SQLiteSchema {
                     let orderColumn = relationship.isOrdered ? "Z_FOK_" + tc.dropFirst(2) : nil
                     storage[relationship.name] =
                         ownerIsThis
-                        ? .joinTable(table: tableName, sourceColumn: oc, destinationColumn: tc, orderColumn: orderColumn)
-                        : .joinTable(table: tableName, sourceColumn: tc, destinationColumn: oc, orderColumn: orderColumn)
+                        ? .joinTable(
+                            table: tableName, sourceColumn: oc, destinationColumn: tc, orderColumn: orderColumn)
+                        : .joinTable(
+                            table: tableName, sourceColumn: tc, destinationColumn: oc, orderColumn: orderColumn)
                 } else {
                     let declaring = declaringEntity(of: relationship.name, from: entity.name)
                     let column = "Z\(number(declaring))\(relationship.name.uppercased())"
@@ -297,7 +313,8 @@ final class SQLiteSchema {
         var statements: [String] = []
         for table in tables.values.sorted(by: { $0.name < $1.name }) {
             statements.append(
-                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ") + " );")
+                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                    + " );")
         }
         for table in joinTables {
             let keys = table.columns.prefix(2).map(\.name)
@@ -307,7 +324,12 @@ final class SQLiteSchema {
         }
         for table in tables.values.sorted(by: { $0.name < $1.name }) { statements += table.indexes }
         for table in joinTables { statements += table.indexes }
-        statements += uniqueIndexes
+        var seen = Set<String>()
+        for index in uniqueIndexes {
+            // An attribute can be `indexed` and have a fetch index of the same name: create it once.
+            let name = index.split(separator: " ").prefix(4).joined(separator: " ")
+            if seen.insert(name).inserted { statements.append(index) }
+        }
         return statements
     }
 
@@ -330,8 +352,11 @@ final class SQLiteSchema {
                 let existing = try columns(table)
                 if existing.contains(source) && existing.contains(destination) { continue }
                 // The same table with digit-suffixed columns, or the table named from the other side.
-                if let match = try matchJoin(table: table, source: source, destination: destination, candidates: joinCandidates, columns: columns) {
-                    toManyStorage[entity]?[name] = .joinTable(table: match.0, sourceColumn: match.1, destinationColumn: match.2, orderColumn: order)
+                if let match = try matchJoin(
+                    table: table, source: source, destination: destination, candidates: joinCandidates, columns: columns
+                ) {
+                    toManyStorage[entity]?[name] = .joinTable(
+                        table: match.0, sourceColumn: match.1, destinationColumn: match.2, orderColumn: order)
                 }
             }
         }

@@ -7,7 +7,8 @@ extension SQLiteStore {
         guard let entity = entityNames.first, let table = schema.entities[entity]?.table else { return [] }
         let kinds = schema.numbers(of: entityNames)
         var translator = SQLTranslator(schema: schema)
-        var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(table) t0 WHERE t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+        var sql =
+            "SELECT t0.Z_PK, t0.Z_ENT FROM \(table) t0 WHERE t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
         var complete = true
         if let predicate = request.predicate {
             let (condition, whole) = translator.narrowing(predicate, entity: request.entityName, alias: "t0")
@@ -32,14 +33,19 @@ extension SQLiteStore {
             }
             order.append(term + (descriptor.ascending ? " ASC" : " DESC"))
         }
-        if sortedInSQL && !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") + ", t0.Z_PK" }
-        else { sql += " ORDER BY t0.Z_PK" }
+        if sortedInSQL && !order.isEmpty {
+            sql += " ORDER BY " + order.joined(separator: ", ") + ", t0.Z_PK"
+        } else {
+            sql += " ORDER BY t0.Z_PK"
+        }
         var ids: [ManagedObjectID] = []
         do {
             try database.query(sql, translator.bindings) { statement in
                 let pk = sqlite3_column_int64(statement, 0)
                 let ent = sqlite3_column_int64(statement, 1)
-                ids.append(ManagedObjectID(entityName: schema.entityByNumber[ent] ?? entity, storeIdentifier: identifier, primaryKey: pk))
+                ids.append(
+                    ManagedObjectID(
+                        entityName: schema.entityByNumber[ent] ?? entity, storeIdentifier: identifier, primaryKey: pk))
             }
         } catch {
             throw storeError(error)
@@ -57,7 +63,9 @@ extension SQLiteStore {
         guard case .objects(let matched)? = try? InMemoryFetch.execute(remaining, over: candidates) else {
             throw StoreError(.unsupported, path: description.url?.path, "cannot evaluate the fetch predicate")
         }
-        return matched.compactMap { if case .object(let view as RowView) = $0 { return view.snapshot.objectID }; return nil }
+        return matched.compactMap {
+            if case .object(let view as RowView) = $0 { return view.snapshot.objectID }; return nil
+        }
     }
 
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
@@ -94,13 +102,18 @@ extension SQLiteStore {
             let ent = sqlite3_column_int64(statement, entIndex)
             guard let entityName = schema.entityByNumber[ent], let layout = model.layout(of: entityName) else { return }
             var snapshot = ObjectSnapshot(
-                objectID: ManagedObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: sqlite3_column_int64(statement, pkIndex)),
+                objectID: ManagedObjectID(
+                    entityName: entityName, storeIdentifier: identifier,
+                    primaryKey: sqlite3_column_int64(statement, pkIndex)),
                 version: columnIndex["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
             snapshot.attributes.reserveCapacity(layout.attributes.count)
             for attribute in layout.attributes where !attribute.isTransient {
-                guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column, let index = columnIndex[column] else { continue }
+                guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column,
+                    let index = columnIndex[column]
+                else { continue }
                 let value = SQLiteValueCoding.decode(
-                    SQLiteDatabase.column(statement, index), as: attribute.type, external: attribute.allowsExternalBinaryDataStorage,
+                    SQLiteDatabase.column(statement, index), as: attribute.type,
+                    external: attribute.allowsExternalBinaryDataStorage,
                     externalDirectory: externalDataDirectory)
                 if !value.isNull { snapshot.attributes[attribute.name] = value }
             }
@@ -109,7 +122,8 @@ extension SQLiteStore {
                     snapshot.toManyFaults.insert(relationship.name)
                     continue
                 }
-                guard let column = schema.toOneColumns[entityName]?[relationship.name], let index = columnIndex[column.column],
+                guard let column = schema.toOneColumns[entityName]?[relationship.name],
+                    let index = columnIndex[column.column],
                     sqlite3_column_type(statement, index) != SQLITE_NULL
                 else {
                     snapshot.toOne[relationship.name] = .some(nil)
@@ -122,13 +136,15 @@ extension SQLiteStore {
                 {
                     destination = name
                 }
-                snapshot.toOne[relationship.name] = ManagedObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: key)
+                snapshot.toOne[relationship.name] = ManagedObjectID(
+                    entityName: destination, storeIdentifier: identifier, primaryKey: key)
             }
             body(snapshot)
         }
     }
 
-    public func destinations(of id: ManagedObjectID, relationship name: String) throws(StoreError) -> [ManagedObjectID] {
+    public func destinations(of id: ManagedObjectID, relationship name: String) throws(StoreError) -> [ManagedObjectID]
+    {
         guard let relationship = model.allRelationships(of: id.entityName).first(where: { $0.name == name }),
             let storage = schema.toManyStorage[id.entityName]?[name]
         else { return [] }
@@ -137,19 +153,22 @@ extension SQLiteStore {
         let sql: String
         switch storage {
         case .inverseKey(_, let column, let order):
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY \(order.map { "\($0), " } ?? "")Z_PK"
+            sql =
+                "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY \(order.map { "\($0), " } ?? "")Z_PK"
         case .hiddenKey(_, let column):
             sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY Z_PK"
         case .joinTable(let table, let source, let target, let order):
-            sql = "SELECT d.Z_PK, d.Z_ENT FROM \(table) j JOIN \(destinationTable) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order.map { "j.\($0), " } ?? "")d.Z_PK"
+            sql =
+                "SELECT d.Z_PK, d.Z_ENT FROM \(table) j JOIN \(destinationTable) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order.map { "j.\($0), " } ?? "")d.Z_PK"
         }
         var ids: [ManagedObjectID] = []
         do {
             try database.query(sql, [.integer(id.primaryKey)]) { statement in
                 let ent = sqlite3_column_int64(statement, 1)
-                ids.append(ManagedObjectID(
-                    entityName: schema.entityByNumber[ent] ?? destination, storeIdentifier: identifier,
-                    primaryKey: sqlite3_column_int64(statement, 0)))
+                ids.append(
+                    ManagedObjectID(
+                        entityName: schema.entityByNumber[ent] ?? destination, storeIdentifier: identifier,
+                        primaryKey: sqlite3_column_int64(statement, 0)))
             }
         } catch {
             throw storeError(error)
@@ -159,7 +178,10 @@ extension SQLiteStore {
 
     public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? {
         do {
-            guard let row = try database.query("SELECT Z_OPT FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)]).first
+            guard
+                let row = try database.query(
+                    "SELECT Z_OPT FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)]
+                ).first
             else { return nil }
             if case .integer(let v) = row[0] { return v }
             return 1
@@ -203,7 +225,8 @@ final class RowView: KeyValueCoding {
         }
         if snapshot.toManyFaults.contains(key) {
             let ids = (try? resolver.store.destinations(of: snapshot.objectID, relationship: key)) ?? []
-            return .collection(ids.compactMap(resolver.snapshot).map { .object(RowView($0, resolver: resolver)) }, ordered: true)
+            return .collection(
+                ids.compactMap(resolver.snapshot).map { .object(RowView($0, resolver: resolver)) }, ordered: true)
         }
         return .null
     }

@@ -8,9 +8,16 @@ extension SQLiteStore {
         do throws(SQLiteStoreError) {
             try database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteStoreError) {
-                try database.run("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?", [.integer(Int64(count)), .integer(number)])
-                guard case .integer(let max)? = try database.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]).first?.first
-                else { throw SQLiteStoreError(.malformed, path: database.path, "no Z_PRIMARYKEY row for \(entityName)") }
+                try database.run(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?",
+                    [.integer(Int64(count)), .integer(number)])
+                guard
+                    case .integer(let max)? = try database.query(
+                        "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]
+                    ).first?.first
+                else {
+                    throw SQLiteStoreError(.malformed, path: database.path, "no Z_PRIMARYKEY row for \(entityName)")
+                }
                 try database.execute("COMMIT")
                 return Array((max - Int64(count) + 1)...max)
             } catch {
@@ -41,7 +48,8 @@ extension SQLiteStore {
                 highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
             }
             for (root, key) in highest {
-                try database.run("UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(Z_MAX, ?) WHERE Z_ENT = ?", [.integer(key), .integer(root)])
+                try database.run(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(Z_MAX, ?) WHERE Z_ENT = ?", [.integer(key), .integer(root)])
             }
             try writeMetadata()
         } catch {
@@ -74,7 +82,9 @@ extension SQLiteStore {
         for attribute in layout.attributes where !attribute.isTransient {
             guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column else { continue }
             columns.append(column)
-            values.append(SQLiteValueCoding.encode(snapshot[attribute: attribute.name], external: attribute.allowsExternalBinaryDataStorage))
+            values.append(
+                SQLiteValueCoding.encode(
+                    snapshot[attribute: attribute.name], external: attribute.allowsExternalBinaryDataStorage))
         }
         for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
             guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
@@ -87,8 +97,14 @@ extension SQLiteStore {
             }
         }
         if insert {
-            let sql = "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
-            try database.run(sql, [.integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version)] + values)
+            let sql =
+                "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
+            try database.run(
+                sql,
+                [
+                    .integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)),
+                    .integer(snapshot.version),
+                ] + values)
         } else {
             let sql = "UPDATE \(table) SET Z_OPT = ?\(columns.map { ", \($0) = ?" }.joined()) WHERE Z_PK = ?"
             try database.run(sql, [.integer(snapshot.version)] + values + [.integer(snapshot.objectID.primaryKey)])
@@ -117,14 +133,17 @@ extension SQLiteStore {
                 }
             case .inverseKey(let table, _, let order?):
                 for (i, id) in ids.enumerated() {
-                    try database.run("UPDATE \(table) SET \(order) = ? WHERE Z_PK = ?", [.integer(Int64(i + 1)), .integer(id.primaryKey)])
+                    try database.run(
+                        "UPDATE \(table) SET \(order) = ? WHERE Z_PK = ?",
+                        [.integer(Int64(i + 1)), .integer(id.primaryKey)])
                 }
             case .inverseKey:
                 break
             case .hiddenKey(let table, let column):
                 try database.run("UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?", [.integer(pk)])
                 for id in ids {
-                    try database.run("UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?", [.integer(pk), .integer(id.primaryKey)])
+                    try database.run(
+                        "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?", [.integer(pk), .integer(id.primaryKey)])
                 }
             }
         }

@@ -51,7 +51,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         var working: URL?
         if description.isReadOnly {
             guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "docutil-\(UUID().uuidString)")
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let copy = directory.appendingPathComponent("store.sqlite")
@@ -67,7 +68,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
         workingDirectory = working
         let name = url.deletingPathExtension().lastPathComponent
-        externalDataDirectory = url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA")
+        externalDataDirectory = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(name)_SUPPORT/_EXTERNAL_DATA")
         do {
             database = try SQLiteDatabase(path: path, readOnly: false, create: !exists)
         } catch {
@@ -77,7 +79,9 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         if exists {
             do {
                 guard try database.hasTable("Z_METADATA"), try database.hasTable("Z_PRIMARYKEY") else {
-                    throw StoreError(.corrupt, path: url.path, "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY)")
+                    throw StoreError(
+                        .corrupt, path: url.path,
+                        "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY)")
                 }
                 let rows = try database.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1")
                 guard let row = rows.first, case .text(let uuid) = row[0] else {
@@ -148,8 +152,10 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         _ = try database.query("PRAGMA journal_mode = WAL")
         try database.execute("BEGIN IMMEDIATE")
         do {
-            try database.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-            try database.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+            try database.execute(
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+            try database.execute(
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
             for statement in schema.createStatements { try database.execute(statement) }
             for entity in schema.entities.values.sorted(by: { $0.number < $1.number }) {
                 try database.run(
@@ -180,6 +186,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         metadata = stored
         let plist = BinaryPropertyListWriter.data(PropertyList(.dictionary(stored)))
         try database.run(
-            "INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(identifier), .blob(plist)])
+            "INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+            [.text(identifier), .blob(plist)])
     }
 }

@@ -25,7 +25,9 @@ enum SQLiteValueCoding {
     }
 
     /// The attribute value of a column; `externalDirectory` holds files of externally stored binary values.
-    static func decode(_ value: SQLiteValue, as type: AttributeType, external: Bool, externalDirectory: URL?) -> AttributeValue {
+    static func decode(_ value: SQLiteValue, as type: AttributeType, external: Bool, externalDirectory: URL?)
+        -> AttributeValue
+    {
         switch (value, type) {
         case (.null, _): return .null
         case (.integer(let v), .integer16): return Int16(exactly: v).map { .integer16($0) } ?? .integer64(v)

@@ -122,11 +122,17 @@ struct XMLStoreDecoder {
             case "0", "NO", "false": return .boolean(false)
             default: throw bad()
             }
-        case "double", "float":
+        case "double":
             guard let v = Double(text) ?? Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw bad()
             }
             return .double(v)
+        case "float":
+            // Parsed as a Float: the shortest text of a Float reads back to exactly that Float.
+            guard let v = Float(text) ?? Float(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw bad()
+            }
+            return .float(v)
         case "decimal":
             guard let v = try? AttributeValue(parsing: text, as: .decimal) else { throw bad() }
             return v

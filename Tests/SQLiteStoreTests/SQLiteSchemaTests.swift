@@ -3,8 +3,8 @@ import Foundation
 import ModelFiles
 import ObjectGraph
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 extension Trait where Self == ConditionTrait {
     static var needsRealFixtures: Self {
@@ -65,7 +65,9 @@ struct SQLiteSchemaTests {
     }
 
     static func compare(_ ours: [String], _ apple: [String]) -> (missing: [String], extra: [String]) {
-        func keep(_ s: String) -> Bool { !bookkeeping.contains { s.contains("TABLE \($0) ") || s.contains("TABLE \($0)(") } }
+        func keep(_ s: String) -> Bool {
+            !bookkeeping.contains { s.contains("TABLE \($0) ") || s.contains("TABLE \($0)(") }
+        }
         let a = Set(apple.filter(keep).map(normalized))
         let o = Set(ours.filter(keep).map(normalized))
         return (a.subtracting(o).sorted(), o.subtracting(a).sorted())
@@ -73,7 +75,10 @@ struct SQLiteSchemaTests {
 
     @Test(.needsRealFixtures)
     func careKitSchemaMatchesApples() throws {
-        let ours = try Self.ourSchema(for: "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.1.xcdatamodel__contents.xml")
+        let ours = try Self.ourSchema(
+            for:
+                "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.1.xcdatamodel__contents.xml"
+        )
         let apple = try Self.appleSchema("sqlite/carekit-apple__CareKit__SampleStore2.1.sqlite")
         var (missing, extra) = Self.compare(ours, apple)
         // One known difference: Apple named the Tag–TaskBase join table after TaskBase (14), not after the entity
@@ -96,7 +101,10 @@ struct SQLiteSchemaTests {
 
     @Test(.needsRealFixtures)
     func xcServerSchemaMatchesApples() throws {
-        let ours = try Self.ourSchema(for: "xcdatamodel/richardpiazza__XCServerCoreData__Resources__XCServerCoreData.xcdatamodeld__XCServerCoreData2.0.1.xcdatamodel__contents.xml")
+        let ours = try Self.ourSchema(
+            for:
+                "xcdatamodel/richardpiazza__XCServerCoreData__Resources__XCServerCoreData.xcdatamodeld__XCServerCoreData2.0.1.xcdatamodel__contents.xml"
+        )
         let apple = try Self.appleSchema("sqlite/richardpiazza__XCServerCoreData__Tests__XCServerCoreData_2.0.1.sqlite")
         let (missing, extra) = Self.compare(ours, apple)
         #expect(missing.isEmpty, "Apple has, we lack:\n\(missing.joined(separator: "\n"))")

@@ -159,7 +159,14 @@ final class StoreEntry: @unchecked Sendable {
                 var exact = request
                 exact.includesSubentities = false
                 let ids = try incremental.objectIDs(for: exact, entityNames: [name])
-                all += try incremental.snapshots(for: ids)
+                for var snapshot in try incremental.snapshots(for: ids) {
+                    // Migration needs every link: load the to-many relationships the store left as faults.
+                    for name in snapshot.toManyFaults.sorted() {
+                        snapshot.toMany[name] = try incremental.destinations(of: snapshot.objectID, relationship: name)
+                    }
+                    snapshot.toManyFaults = []
+                    all.append(snapshot)
+                }
             }
             return all
         }
