@@ -29,6 +29,27 @@ struct SQLTranslator {
         var kind: Kind
     }
 
+    /// Whether an expression has one value for every row: no key paths into the object, no variables, no clock or
+    /// random numbers.
+    static func isConstant(_ e: ObjectExpression) -> Bool {
+        switch e {
+        case .constant: true
+        case .evaluatedObject, .variable, .anyKey, .subquery, .assignment: false
+        case .keyPath(let base, _): isConstant(base)
+        case .function(let name, let arguments):
+            !["now", "random", "randomn"].contains(name) && arguments.allSatisfy(isConstant)
+        case .methodCall(let receiver, _, let arguments): isConstant(receiver) && arguments.allSatisfy(isConstant)
+        case .arithmetic(_, let l, let r), .setOperation(_, let l, let r): isConstant(l) && isConstant(r)
+        case .negation(let inner), .cast(let inner, _): isConstant(inner)
+        case .aggregate(let items): items.allSatisfy(isConstant)
+        case .index(let base, let kind):
+            if case .at(let position) = kind { isConstant(base) && isConstant(position) } else { isConstant(base) }
+        case .conditional: false
+        }
+    }
+
+    static let aggregateFunctions = ["@sum": "SUM", "@avg": "AVG", "@min": "MIN", "@max": "MAX"]
+
     mutating func newAlias() -> String {
         aliasCounter += 1
         return "t\(aliasCounter)"
@@ -58,6 +79,12 @@ struct SQLTranslator {
             guard let s = predicate(inner, entity: entity, alias: alias) else { return nil }
             return "NOT (\(s))"
         case .comparison(let c):
+            // A comparison of constants has the same answer for every row: work it out once.
+            if Self.isConstant(c.lhs) && Self.isConstant(c.rhs),
+                let holds = try? ObjectPredicate.comparison(c).evaluate(with: .null)
+            {
+                return holds ? "1" : "0"
+            }
             let saved = bindings
             let result = comparison(c, entity: entity, alias: alias)
             if result == nil { bindings = saved }
@@ -79,6 +106,7 @@ struct SQLTranslator {
 
     mutating func comparison(_ c: Comparison, entity: String, alias: String) -> String? {
         if c.modifier != .direct { return quantified(c, entity: entity, alias: alias) }
+        let bound = bindings.count
         guard let left = value(c.lhs, entity: entity, alias: alias) else { return nil }
         if case .constant(.array(let items)) = c.rhs.constantKind, c.op == .in || c.op == .between {
             return membership(c, left: left, items: items)
@@ -93,7 +121,19 @@ struct SQLTranslator {
             guard isString(left.kind) && isString(right.kind) else { return nil }
             return "DOCUTIL_CMP('\(c.op.rawValue)', \(c.options.rawValue), \(left.sql), \(right.sql))"
         }
-        guard compatible(left.kind, right.kind) else { return nil }
+        guard compatible(left.kind, right.kind) else {
+            // A string never equals or orders against a number, nil included: the answer is the same for every row.
+            guard
+                (isString(left.kind) && isNumberConstant(right.kind))
+                    || (isNumber(left.kind) && isStringConstant(right.kind))
+            else { return nil }
+            bindings.removeLast(bindings.count - bound)
+            switch c.op {
+            case .equal, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual: return "0"
+            case .notEqual: return "1"
+            default: return nil
+            }
+        }
         switch c.op {
         case .equal: return "\(left.sql) IS \(right.sql)"
         case .notEqual: return "\(left.sql) IS NOT \(right.sql)"
@@ -181,6 +221,11 @@ struct SQLTranslator {
             return keyPath(path[...], entity: variableEntity, alias: variableAlias)
         case .keyPath(.subquery(let collection, let variable, let inner), let path) where path == ["@count"]:
             return subqueryCount(collection, variable: variable, inner, entity: entity, alias: alias)
+        case .negation(let inner):
+            guard let value = value(inner, entity: entity, alias: alias), isNumber(value.kind) else { return nil }
+            return Value(sql: "(-\(value.sql))", kind: value.kind)
+        case .function("noindex", let arguments) where arguments.count == 1:
+            return value(arguments[0], entity: entity, alias: alias)
         case .arithmetic(let op, let l, let r) where op != .power:
             guard let left = value(l, entity: entity, alias: alias), let right = value(r, entity: entity, alias: alias),
                 isNumber(left.kind), isNumber(right.kind)
@@ -208,11 +253,23 @@ struct SQLTranslator {
             return nil
         }
         if relationship.isToMany {
-            guard path.count == 2, path.last == "@count" else { return nil }
             let destinationAlias = newAlias()
             guard let (from, link) = toManyLink(relationship, owner: entity, ownerAlias: alias, alias: destinationAlias)
             else { return nil }
-            return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link))", kind: .integer)
+            if path.count == 2, path.last == "@count" {
+                return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link))", kind: .integer)
+            }
+            // `toMany.@sum.attribute` and the other collection operators over one attribute of the destinations.
+            let rest = Array(path.dropFirst())
+            guard rest.count == 2, let function = Self.aggregateFunctions[rest[0]],
+                let inner = keyPath(rest[1...], entity: relationship.destinationEntityName, alias: destinationAlias),
+                case .attribute(let type) = inner.kind, type != .binary, type != .transformable, type != .uuid
+            else { return nil }
+            if function != "MIN" && function != "MAX" && !isNumber(inner.kind) { return nil }
+            let aggregate = "\(function)(\(inner.sql))"
+            let sql = function == "SUM" ? "IFNULL(\(aggregate), 0)" : aggregate
+            let kind: Kind = function == "AVG" ? .attribute(.double) : inner.kind
+            return Value(sql: "(SELECT \(sql) FROM \(from) WHERE \(link))", kind: kind)
         }
         guard let column = schema.toOneColumns[entity]?[first]?.column else { return nil }
         if path.count == 1 { return Value(sql: "\(alias).\(column)", kind: .toOne(relationship.destinationEntityName)) }
@@ -238,10 +295,8 @@ struct SQLTranslator {
         let saved = variables[variable]
         variables[variable] = (relationship.destinationEntityName, destinationAlias)
         defer { variables[variable] = saved }
-        guard let condition = predicate(inner, entity: relationship.destinationEntityName, alias: destinationAlias)
-        else {
-            return nil
-        }
+        // As in memory: only the variable names the element; bare key paths still name the fetched object.
+        guard let condition = predicate(inner, entity: entity, alias: alias) else { return nil }
         return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(condition)))", kind: .integer)
     }
 
@@ -278,6 +333,16 @@ struct SQLTranslator {
             }
         case .toOne: return false
         }
+    }
+
+    func isNumberConstant(_ kind: Kind) -> Bool {
+        if case .constant(let c) = kind, c != .null { return isNumber(kind) }
+        return false
+    }
+
+    func isStringConstant(_ kind: Kind) -> Bool {
+        if case .constant(.string) = kind { return true }
+        return false
     }
 
     func isString(_ kind: Kind) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import TestSupport
 import Testing
 
 struct FormatArgumentTests {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import TestSupport
 import Testing
 
 /// Feeds 100,000 random and mutated strings to the parser: every one parses or fails with a syntax error, and every

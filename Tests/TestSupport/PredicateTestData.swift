@@ -1,19 +1,19 @@
-import Foundation
-import ObjectGraph
+public import Foundation
+public import ObjectGraph
 
 /// The shared data set of the predicate suite: a person with to-one and to-many values of every kind.
-enum PredicateTestData {
-    static let birthday = Date(timeIntervalSinceReferenceDate: -31_622_400)  // 2000-01-01 00:00:00 UTC
-    static let uuid = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
+public enum PredicateTestData {
+    public static let birthday = Date(timeIntervalSinceReferenceDate: -31_622_400)  // 2000-01-01 00:00:00 UTC
+    public static let uuid = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
 
-    static func friend(_ name: String, _ age: Int64, tags: [String], city: String) -> PredicateValue {
+    public static func friend(_ name: String, _ age: Int64, tags: [String], city: String) -> PredicateValue {
         .dictionary([
             "name": .string(name), "age": .integer(age), "tags": .collection(tags.map { .string($0) }, ordered: false),
             "address": .dictionary(["city": .string(city)]),
         ])
     }
 
-    static var person: PredicateValue {
+    public static var person: PredicateValue {
         .dictionary([
             "name": .string("Alice"),
             "age": .integer(30),

@@ -1,7 +1,7 @@
 /// The table of the predicate suite: each case is a format string and whether it holds for
 /// `PredicateTestData.person`. Every case is also printed and parsed again (see PredicateSuiteTests).
-enum PredicateCases {
-    static let evaluation: [(String, Bool)] = [
+public enum PredicateCases {
+    public static let evaluation: [(String, Bool)] = [
         // Comparison operators on integers
         ("age == 30", true), ("age = 30", true), ("age != 30", false), ("age <> 31", true),
         ("age < 31", true), ("age < 30", false), ("age <= 30", true), ("age =< 30", true),
@@ -182,7 +182,7 @@ enum PredicateCases {
     ]
 
     /// Cases that parse and print but are not evaluated (Apple-only features, variables without values).
-    static let parseOnly: [String] = [
+    public static let parseOnly: [String] = [
         "name == $name", "title BEGINSWITH[cd] $prefix AND pages > $min", "FUNCTION(SELF, 'description') == \"x\"",
         "ANYKEY == \"x\"", "type UTI-CONFORMS-TO \"public.image\"", "type UTI-EQUALS \"public.jpeg\"",
         "name ==[n] \"a\"", "name ==[l] \"a\"", "name ==[cdn] \"a\"",
