@@ -86,9 +86,16 @@ let package = Package(
             dependencies: ["ObjectGraph", "ModelFiles", "XMLStore", "BinaryStore", "Documents", "TestSupport"],
             exclude: ["Golden"],
             swiftSettings: strictSettings),
+        // Saves a SQLite store in a loop until killed: the crash-safety test's child process.
+        .executableTarget(
+            name: "sqlite-save-loop", dependencies: ["ObjectGraph", "SQLiteStore", "TestSupport"],
+            path: "Tests/SaveLoop", swiftSettings: strictSettings),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["ObjectGraph", "ModelFiles", "SQLiteStore", "XMLStore", "Documents", "TestSupport", "CSQLite"],
+            dependencies: [
+                "ObjectGraph", "ModelFiles", "SQLiteStore", "XMLStore", "Documents", "TestSupport", "CSQLite",
+                "sqlite-save-loop",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
