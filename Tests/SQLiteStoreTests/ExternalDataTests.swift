@@ -1,0 +1,71 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// Binary attributes that allow external storage: a marker byte before the value (1 = bytes inline, 2 = the name
+/// of a file in `.<store>_SUPPORT/_EXTERNAL_DATA`). No fixture carries such a column, so the layout is taken from
+/// FORMATS.md and checked here against files we lay out by hand.
+struct ExternalDataTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Photo",
+                    attributes: [
+                        AttributeDescription(name: "name", type: .string),
+                        AttributeDescription(name: "image", type: .binary, allowsExternalBinaryDataStorage: true),
+                    ])
+            ],
+            configurations: [])
+    }
+
+    static func images(_ url: URL) throws -> [String: Data] {
+        let coordinator = PersistentStoreCoordinator(model: try model())
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var result: [String: Data] = [:]
+        for photo in try context.fetch(FetchRequest(entityName: "Photo")) {
+            if case .binary(let data) = photo.attributeValue(forKey: "image"),
+                let name = photo.attributeValue(forKey: "name").stringValue
+            {
+                result[name] = data
+            }
+        }
+        return result
+    }
+
+    @Test func inlineAndExternalValuesReadBack() throws {
+        SQLiteStore.register()
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("photos.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Self.model())
+            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for name in ["inline", "external"] {
+                let photo = try context.insertNewObject(forEntityName: "Photo")
+                try photo.setValue(.string(name), forKey: "name")
+                try photo.setValue(.binary(Data([9, 8, 7])), forKey: "image")
+            }
+            try context.save()
+        }
+        // What we write is the inline form: marker 1, then the bytes.
+        #expect(try scalar(url, "SELECT hex(ZIMAGE) = '01090807' FROM ZPHOTO WHERE ZNAME = 'inline'") == 1)
+
+        // Move one value out to a file, as Core Data does for large values.
+        let support = directory.appendingPathComponent(".photos_SUPPORT/_EXTERNAL_DATA")
+        try FileManager.default.createDirectory(at: support, withIntermediateDirectories: true)
+        let fileName = "5B0E7E5C-8C3A-4A8E-9F4B-2D6B0C1A7E11"
+        let large = Data((0..<100_000).map { UInt8($0 % 251) })
+        try large.write(to: support.appendingPathComponent(fileName))
+        let marker = "02" + Data(fileName.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+        #expect(try scalar(url, "UPDATE ZPHOTO SET ZIMAGE = x'\(marker)' WHERE ZNAME = 'external'") == 0)
+
+        let images = try Self.images(url)
+        #expect(images["inline"] == Data([9, 8, 7]))
+        #expect(images["external"] == large)
+    }
+}
