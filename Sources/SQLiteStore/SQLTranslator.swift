@@ -10,6 +10,9 @@ struct SQLTranslator {
     let schema: SQLiteSchema
     var bindings: [SQLiteValue] = []
     var aliasCounter = 0
+    /// How many NOTs enclose the part being translated. Where none does, a comparison with NULL (unknown in SQL) and
+    /// false select the same rows, so comparisons stay bare and can use indexes; under a NOT, unknown must be false.
+    var negations = 0
     /// SUBQUERY variables: name → (entity, alias).
     var variables: [String: (String, String)] = [:]
 
@@ -76,6 +79,8 @@ struct SQLTranslator {
             }
             return sql.joined(separator: " OR ")
         case .not(let inner):
+            negations += 1
+            defer { negations -= 1 }
             guard let s = predicate(inner, entity: entity, alias: alias) else { return nil }
             return "NOT (\(s))"
         case .comparison(let c):
@@ -139,7 +144,7 @@ struct SQLTranslator {
         case .notEqual: return "\(left.sql) IS NOT \(right.sql)"
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             if case .attribute(let t) = left.kind, t == .binary || t == .uuid || t == .transformable { return nil }
-            return "IFNULL(\(left.sql) \(c.op.rawValue) \(right.sql), 0)"
+            return definite("\(left.sql) \(c.op.rawValue) \(right.sql)")
         default: return nil
         }
     }
@@ -151,11 +156,11 @@ struct SQLTranslator {
             guard items.count == 2, items[0] != .null, items[1] != .null else { return items.count == 2 ? "0" : nil }
             let low = bind(items[0])
             let high = bind(items[1])
-            return "IFNULL(\(left.sql) BETWEEN \(low) AND \(high), 0)"
+            return definite("\(left.sql) BETWEEN \(low) AND \(high)")
         }
         let nonNull = items.filter { $0 != .null }
         var sql =
-            nonNull.isEmpty ? "0" : "IFNULL(\(left.sql) IN (\(nonNull.map { bind($0) }.joined(separator: ", "))), 0)"
+            nonNull.isEmpty ? "0" : definite("\(left.sql) IN (\(nonNull.map { bind($0) }.joined(separator: ", ")))")
         if nonNull.count != items.count { sql = "(\(sql) OR \(left.sql) IS NULL)" }
         return sql
     }
@@ -172,6 +177,10 @@ struct SQLTranslator {
         var inner = c
         inner.modifier = .direct
         inner.lhs = .keyPath(.evaluatedObject, Array(path.dropFirst()))
+        // ALL wraps the condition in NOT.
+        let saved = negations
+        negations = c.modifier == .all ? negations + 1 : negations
+        defer { negations = saved }
         guard let condition = comparison(inner, entity: relationship.destinationEntityName, alias: destinationAlias)
         else { return nil }
         switch c.modifier {
@@ -298,6 +307,11 @@ struct SQLTranslator {
         // As in memory: only the variable names the element; bare key paths still name the fetched object.
         guard let condition = predicate(inner, entity: entity, alias: alias) else { return nil }
         return Value(sql: "(SELECT COUNT(*) FROM \(from) WHERE \(link) AND (\(condition)))", kind: .integer)
+    }
+
+    /// A comparison that SQL may answer with NULL, made false under a NOT.
+    func definite(_ sql: String) -> String {
+        negations > 0 ? "IFNULL(\(sql), 0)" : sql
     }
 
     mutating func bind(_ constant: PredicateConstant) -> String {
