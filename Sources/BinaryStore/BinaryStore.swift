@@ -78,14 +78,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     static func metadata(
         for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
     ) -> [String: MetadataValue] {
-        var metadata = previous
-        metadata["NSStoreType"] = .string(typeName)
-        metadata["NSStoreUUID"] = .string(uuid)
-        metadata["NSStoreModelVersionHashes"] = .dictionary(model.entityVersionHashes.mapValues { .data($0) })
-        metadata["NSStoreModelVersionHashesVersion"] = .integer(3)
-        metadata["NSStoreModelVersionIdentifiers"] = .array(
-            (model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers).map { .string($0) })
-        return metadata
+        StoreMetadata.standard(for: model, type: typeName, uuid: uuid, previous: previous, frameworkVersion: false)
     }
 }
 

@@ -171,16 +171,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     }
 
     func writeMetadata() throws(SQLiteStoreError) {
-        var stored = metadata
-        stored["NSStoreType"] = .string(Self.typeName)
-        stored["NSStoreUUID"] = .string(identifier)
-        stored["NSPersistenceFrameworkVersion"] = .integer(1345)
-        stored["NSStoreModelVersionHashes"] = .dictionary(model.entityVersionHashes.mapValues { .data($0) })
-        stored["NSStoreModelVersionHashesVersion"] = .integer(3)
-        stored["NSStoreModelVersionHashesDigest"] = .string(model.versionHashesDigest)
-        stored["NSStoreModelVersionChecksumKey"] = .string(model.versionChecksum)
-        stored["NSStoreModelVersionIdentifiers"] = .array(
-            (model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers).map { .string($0) })
+        var stored = StoreMetadata.standard(for: model, type: Self.typeName, uuid: identifier, previous: metadata)
         stored["_NSAutoVacuumLevel"] = .string("2")
         stored[Self.modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
         metadata = stored

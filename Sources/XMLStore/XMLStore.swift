@@ -99,16 +99,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     static func metadata(
         for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
     ) -> [String: MetadataValue] {
-        var metadata = previous
-        metadata["NSStoreType"] = .string(typeName)
-        metadata["NSStoreUUID"] = .string(uuid)
-        metadata["NSPersistenceFrameworkVersion"] = .integer(frameworkVersion)
-        metadata["NSStoreModelVersionHashes"] = .dictionary(model.entityVersionHashes.mapValues { .data($0) })
-        metadata["NSStoreModelVersionHashesVersion"] = .integer(3)
-        metadata["NSStoreModelVersionHashesDigest"] = .string(model.versionHashesDigest)
-        metadata["NSStoreModelVersionChecksumKey"] = .string(model.versionChecksum)
-        metadata["NSStoreModelVersionIdentifiers"] = .array(
-            (model.versionIdentifiers.isEmpty ? [""] : model.versionIdentifiers).map { .string($0) })
+        var metadata = StoreMetadata.standard(for: model, type: typeName, uuid: uuid, previous: previous)
         metadata[modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
         return metadata
     }

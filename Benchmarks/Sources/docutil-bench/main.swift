@@ -1,6 +1,11 @@
 import Foundation
 
+// `docutil-bench [predicate|graph|atomic|sqlite …]` runs the named blocks; no argument runs them all.
+let selected = Set(CommandLine.arguments.dropFirst())
+func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+
 print("docutil benchmarks (release build, median of 7 runs unless noted; ratios against the baseline of each block)\n")
-try PredicateBenchmarks.run()
-try ObjectGraphBenchmarks.run()
-try AtomicStoreBenchmarks.run()
+if wanted("predicate") { try PredicateBenchmarks.run() }
+if wanted("graph") { try ObjectGraphBenchmarks.run() }
+if wanted("atomic") { try AtomicStoreBenchmarks.run() }
+if wanted("sqlite") { try SQLiteBenchmarks.run() }

@@ -265,6 +265,10 @@ public final class ManagedObjectContext {
         for i in layout.attributes.indices where object.storage!.value(i, layout: layout) != original.attributes[i] {
             return true
         }
+        // Sizes first: a large to-many changed one element at a time must not be compared whole on every change.
+        for i in layout.relationships.indices where object.relationshipCount(i) != original.relationships[i].count {
+            return true
+        }
         for i in layout.relationships.indices {
             let now = object.relationshipIDs(i)
             let then = original.relationships[i]

@@ -149,10 +149,10 @@ extension ManagedObject {
         guard case .toMany(var collection) = relationshipSlots[index], collection.contains(object) else { return }
         managedObjectContext?.willChange(self)
         relationshipSlots[index] = .unresolvedToOne(nil)
-        let position = collection.remove(object)
+        let ordered = entity.relationships[index].isOrdered
+        let position = collection.remove(object, keepingOrder: ordered)
         relationshipSlots[index] = .toMany(collection)
         if let context = managedObjectContext, let position {
-            let ordered = entity.relationships[index].isOrdered
             context.registerUndo(self) { owner in owner.rawInsertIntoMany(index, object, at: ordered ? position : nil) }
         }
         managedObjectContext?.didChange(self)
@@ -168,6 +168,19 @@ extension ManagedObject {
         case .unresolvedToOne(let id): return id.map { [$0] } ?? []
         case .unresolvedToMany(let ids): return ids
         case .toManyFault: return []
+        }
+    }
+
+    /// How many destinations relationship `index` has, without building the list of IDs; a to-many fault is read
+    /// first.
+    func relationshipCount(_ index: Int) -> Int {
+        if case .toManyFault = relationshipSlots[index] { resolve(index) }
+        switch relationshipSlots[index] {
+        case .toOne(let object): return object == nil ? 0 : 1
+        case .toMany(let collection): return collection.count
+        case .unresolvedToOne(let id): return id == nil ? 0 : 1
+        case .unresolvedToMany(let ids): return ids.count
+        case .toManyFault: return 0
         }
     }
 }

@@ -36,17 +36,22 @@ struct ObjectCollection {
         if index != nil || objects.count > 16 { rebuildIndex() }
     }
 
-    /// Removes an object and returns where it was.
+    /// Removes an object and returns where it was. An unordered collection moves its last object into the gap, so
+    /// that emptying a large relationship one object at a time stays linear; an ordered one keeps its order.
     @discardableResult
-    mutating func remove(_ object: ManagedObject) -> Int? {
+    mutating func remove(_ object: ManagedObject, keepingOrder: Bool = true) -> Int? {
         guard let position = position(of: object) else { return nil }
-        objects.remove(at: position)
-        if index != nil {
-            if position == objects.count {
-                index![ObjectIdentifier(object)] = nil
-            } else {
-                rebuildIndex()
-            }
+        let last = objects.count - 1
+        if !keepingOrder && position != last {
+            objects.swapAt(position, last)
+            index?[ObjectIdentifier(objects[position])] = position
+        }
+        if keepingOrder && position != last {
+            objects.remove(at: position)
+            if index != nil { rebuildIndex() }
+        } else {
+            objects.removeLast()
+            index?[ObjectIdentifier(object)] = nil
         }
         return position
     }
