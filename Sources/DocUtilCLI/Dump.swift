@@ -8,6 +8,9 @@ struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print every object of a document (or of one entity) as JSON, CSV or text.")
 
+    /// Objects read, written and let go at a time.
+    static let batchSize = 1_000
+
     @Argument(help: "The document (XML or binary store).")
     var document: String
 
@@ -32,9 +35,25 @@ struct Dump: ParsableCommand {
                     }
                     return [name]
                 } ?? opened.model.entities.filter { $0.parentName == nil }.map(\.name)
-            var objects: [ManagedObject] = []
-            for name in names { objects += try opened.context.fetch(FetchRequest(entityName: name)) }
-            FileHandle.standardOutput.write(Data(ObjectOutput.render(ObjectOutput.sorted(objects), as: format).utf8))
+            // IDs first, then the objects batch by batch, each batch written and let go, so that memory stays
+            // bounded by the batch (plus the IDs) however large the document.
+            var ids: [ManagedObjectID] = []
+            for name in names { ids += try opened.context.fetchObjectIDs(FetchRequest(entityName: name)) }
+            opened.context.reset()
+            ids.sort { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
+            var stream = ObjectStream(
+                format: format,
+                csvColumns: ObjectOutput.csvColumns(entities: Set(ids.map(\.entityName)), model: opened.model))
+            let output = FileHandle.standardOutput
+            output.write(Data(stream.begin().utf8))
+            var start = 0
+            while start < ids.count {
+                let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+                output.write(Data(stream.write(try opened.context.objects(with: batch)).utf8))
+                opened.context.reset()
+                start += batch.count
+            }
+            output.write(Data(stream.end().utf8))
         }
     }
 }

@@ -23,6 +23,13 @@ enum JSONValue: Equatable {
         return out
     }
 
+    /// Indented text for a value nested `indent` levels deep (its first line not indented).
+    func serialized(indent: Int) -> String {
+        var out = ""
+        write(to: &out, indent: indent)
+        return out
+    }
+
     private func write(to out: inout String, indent: Int?) {
         let newline = indent == nil ? "" : "\n"
         let pad = { (level: Int) in String(repeating: "  ", count: level) }

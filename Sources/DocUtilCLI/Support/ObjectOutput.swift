@@ -44,43 +44,25 @@ enum ObjectOutput {
         }
     }
 
-    static func json(_ objects: [ManagedObject]) -> JSONValue {
-        .object([
-            ("formatVersion", .int(1)),
-            (
-                "objects",
-                .array(
-                    objects.map { object in
-                        let (attributes, relationships) = properties(object)
-                        var values: [(String, JSONValue)] = []
-                        for attribute in attributes {
-                            values.append((attribute.name, json(object.attributeValue(forKey: attribute.name))))
-                        }
-                        for relationship in relationships {
-                            if relationship.isToMany {
-                                values.append(
-                                    (
-                                        relationship.name,
-                                        .array(
-                                            destinations(object, relationship).map { .string($0.objectID.description) })
-                                    ))
-                            } else {
-                                values.append(
-                                    (
-                                        relationship.name,
-                                        object.object(forKey: relationship.name).map {
-                                            .string($0.objectID.description)
-                                        } ?? .null
-                                    ))
-                            }
-                        }
-                        values.sort { $0.0 < $1.0 }
-                        return .object([
-                            ("entity", .string(object.entity.name)), ("uri", .string(object.objectID.description)),
-                            ("values", .object(values)),
-                        ])
-                    })
-            ),
+    static func json(_ object: ManagedObject) -> JSONValue {
+        let (attributes, relationships) = properties(object)
+        var values: [(String, JSONValue)] = []
+        for attribute in attributes {
+            values.append((attribute.name, json(object.attributeValue(forKey: attribute.name))))
+        }
+        for relationship in relationships {
+            if relationship.isToMany {
+                let uris = destinations(object, relationship).map { JSONValue.string($0.objectID.description) }
+                values.append((relationship.name, .array(uris)))
+            } else {
+                let uri = object.object(forKey: relationship.name).map { JSONValue.string($0.objectID.description) }
+                values.append((relationship.name, uri ?? .null))
+            }
+        }
+        values.sort { $0.0 < $1.0 }
+        return .object([
+            ("entity", .string(object.entity.name)), ("uri", .string(object.objectID.description)),
+            ("values", .object(values)),
         ])
     }
 
@@ -94,25 +76,21 @@ enum ObjectOutput {
         }
     }
 
-    static func text(_ objects: [ManagedObject]) -> String {
-        var out = ""
-        for object in objects {
-            out += "\(object.entity.name) \(object.objectID)\n"
-            let (attributes, relationships) = properties(object)
-            for attribute in attributes.sorted(by: { $0.name < $1.name }) {
-                out += "  \(attribute.name) = \(text(object.attributeValue(forKey: attribute.name)))\n"
-            }
-            for relationship in relationships.sorted(by: { $0.name < $1.name }) {
-                if relationship.isToMany {
-                    let ids = destinations(object, relationship).map(\.objectID.description)
-                    out += "  \(relationship.name) -> [\(ids.joined(separator: ", "))]\n"
-                } else {
-                    out +=
-                        "  \(relationship.name) -> \(object.object(forKey: relationship.name)?.objectID.description ?? "nil")\n"
-                }
+    static func text(_ object: ManagedObject) -> String {
+        var out = "\(object.entity.name) \(object.objectID)\n"
+        let (attributes, relationships) = properties(object)
+        for attribute in attributes.sorted(by: { $0.name < $1.name }) {
+            out += "  \(attribute.name) = \(text(object.attributeValue(forKey: attribute.name)))\n"
+        }
+        for relationship in relationships.sorted(by: { $0.name < $1.name }) {
+            if relationship.isToMany {
+                let ids = destinations(object, relationship).map(\.objectID.description)
+                out += "  \(relationship.name) -> [\(ids.joined(separator: ", "))]\n"
+            } else {
+                out +=
+                    "  \(relationship.name) -> \(object.object(forKey: relationship.name)?.objectID.description ?? "nil")\n"
             }
         }
-        out += "\(objects.count) object\(objects.count == 1 ? "" : "s")\n"
         return out
     }
 
@@ -121,49 +99,89 @@ enum ObjectOutput {
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// CSV with the columns `entity`, `uri`, then every property of every entity present (sorted); to-many
-    /// relationships list URIs separated by spaces; nil is an empty field.
-    static func csv(_ objects: [ManagedObject]) -> String {
+    /// The CSV columns after `entity` and `uri`: every property of every entity present, sorted.
+    static func csvColumns(entities: Set<String>, model: ManagedObjectModel) -> [String] {
         var columns = Set<String>()
-        for object in objects {
-            let (attributes, relationships) = properties(object)
-            columns.formUnion(attributes.map(\.name) + relationships.map(\.name))
+        for name in entities {
+            guard let layout = model.layout(of: name) else { continue }
+            columns.formUnion(layout.attributes.filter { !$0.isTransient }.map(\.name))
+            columns.formUnion(layout.relationships.filter { !$0.isTransient }.map(\.name))
         }
-        let ordered = columns.sorted()
-        var out = (["entity", "uri"] + ordered).map(csvField).joined(separator: ",") + "\r\n"
-        for object in objects {
-            var fields = [object.entity.name, object.objectID.description]
-            for column in ordered {
-                if object.entity.attributeSlot(named: column) != nil {
-                    let value = object.attributeValue(forKey: column)
-                    switch value {
-                    case .null: fields.append("")
-                    case .date(let d): fields.append(ISO8601.string(d))
-                    case .binary(let d), .transformable(let d): fields.append(d.base64EncodedString())
-                    default: fields.append(value.literalText)
-                    }
-                } else if let slot = object.entity.relationshipSlot(named: column) {
-                    let relationship = object.entity.relationships[slot]
-                    if relationship.isToMany {
-                        fields.append(
-                            destinations(object, relationship).map(\.objectID.description).joined(separator: " "))
-                    } else {
-                        fields.append(object.object(forKey: column)?.objectID.description ?? "")
-                    }
-                } else {
-                    fields.append("")
+        return columns.sorted()
+    }
+
+    /// One CSV record: to-many relationships list URIs separated by spaces; nil is an empty field.
+    static func csvRow(_ object: ManagedObject, columns: [String]) -> String {
+        var fields = [object.entity.name, object.objectID.description]
+        for column in columns {
+            if object.entity.attributeSlot(named: column) != nil {
+                let value = object.attributeValue(forKey: column)
+                switch value {
+                case .null: fields.append("")
+                case .date(let d): fields.append(ISO8601.string(d))
+                case .binary(let d), .transformable(let d): fields.append(d.base64EncodedString())
+                default: fields.append(value.literalText)
                 }
+            } else if let slot = object.entity.relationshipSlot(named: column) {
+                let relationship = object.entity.relationships[slot]
+                if relationship.isToMany {
+                    fields.append(destinations(object, relationship).map(\.objectID.description).joined(separator: " "))
+                } else {
+                    fields.append(object.object(forKey: column)?.objectID.description ?? "")
+                }
+            } else {
+                fields.append("")
             }
-            out += fields.map(csvField).joined(separator: ",") + "\r\n"
+        }
+        return fields.map(csvField).joined(separator: ",") + "\r\n"
+    }
+
+    /// All of `objects` in one string.
+    static func render(_ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel) -> String {
+        var stream = ObjectStream(
+            format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))
+        return stream.begin() + stream.write(objects) + stream.end()
+    }
+}
+
+/// Output written in pieces — a header, objects batch by batch, a trailer — that together are exactly what
+/// ``ObjectOutput/render(_:as:model:)`` makes, so a large document can be written without holding every object.
+struct ObjectStream {
+    let format: ObjectFormat
+    let csvColumns: [String]
+    private(set) var count = 0
+
+    init(format: ObjectFormat, csvColumns: [String]) {
+        self.format = format
+        self.csvColumns = csvColumns
+    }
+
+    func begin() -> String {
+        switch format {
+        case .json: "{\n  \"formatVersion\": 1,\n  \"objects\": ["
+        case .csv: (["entity", "uri"] + csvColumns).map(ObjectOutput.csvField).joined(separator: ",") + "\r\n"
+        case .text: ""
+        }
+    }
+
+    mutating func write(_ objects: [ManagedObject]) -> String {
+        var out = ""
+        for object in objects {
+            switch format {
+            case .json: out += (count == 0 ? "\n    " : ",\n    ") + ObjectOutput.json(object).serialized(indent: 2)
+            case .csv: out += ObjectOutput.csvRow(object, columns: csvColumns)
+            case .text: out += ObjectOutput.text(object)
+            }
+            count += 1
         }
         return out
     }
 
-    static func render(_ objects: [ManagedObject], as format: ObjectFormat) -> String {
+    func end() -> String {
         switch format {
-        case .json: json(objects).serialized() + "\n"
-        case .csv: csv(objects)
-        case .text: text(objects)
+        case .json: count == 0 ? "]\n}\n" : "\n  ]\n}\n"
+        case .csv: ""
+        case .text: "\(count) object\(count == 1 ? "" : "s")\n"
         }
     }
 }

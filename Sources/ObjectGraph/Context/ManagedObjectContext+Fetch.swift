@@ -7,21 +7,32 @@ extension ManagedObjectContext {
         guard model.entity(named: request.entityName) != nil else {
             throw .object(ObjectGraphError(.unknownEntity, "the model has no entity '\(request.entityName)'"))
         }
-        let snapshots: [ObjectSnapshot]
-        do {
-            snapshots = try persistentStoreCoordinator.fetchSnapshots(request)
-        } catch {
-            throw .store(error)
-        }
         var results: [ManagedObject] = []
-        results.reserveCapacity(snapshots.count)
-        for snapshot in snapshots {
-            let object = self.object(with: snapshot.objectID)
-            if object.isFault, !request.returnsObjectsAsFaults || request.includesPropertyValues {
-                object.fill(from: snapshot)
-                object.awakeFromFetch()
+        if request.returnsObjectsAsFaults && !request.includesPropertyValues {
+            // Faults only: the store says which objects match; no row is read until one fires.
+            let ids: [ManagedObjectID]
+            do {
+                ids = try persistentStoreCoordinator.fetchObjectIDs(request)
+            } catch {
+                throw .store(error)
             }
-            results.append(object)
+            results = ids.map { self.object(with: $0) }
+        } else {
+            let snapshots: [ObjectSnapshot]
+            do {
+                snapshots = try persistentStoreCoordinator.fetchSnapshots(request)
+            } catch {
+                throw .store(error)
+            }
+            results.reserveCapacity(snapshots.count)
+            for snapshot in snapshots {
+                let object = self.object(with: snapshot.objectID)
+                if object.isFault {
+                    object.fill(from: snapshot)
+                    object.awakeFromFetch()
+                }
+                results.append(object)
+            }
         }
         let kinds =
             Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
@@ -34,14 +45,44 @@ extension ManagedObjectContext {
         return Array(results[start..<end])
     }
 
+    /// The objects with the given IDs, registered in this context, with the faults among them filled in one request
+    /// to the stores (batch faulting). IDs whose objects no store holds come back as faults that fail to fire.
+    public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
+        let objects = ids.map { object(with: $0) }
+        let faults = objects.filter { $0.isFault && !$0.objectID.isTemporary }
+        guard !faults.isEmpty else { return objects }
+        let snapshots: [ObjectSnapshot]
+        do {
+            snapshots = try persistentStoreCoordinator.snapshots(for: faults.map(\.objectID))
+        } catch {
+            throw .store(error)
+        }
+        var byID: [ManagedObjectID: ObjectSnapshot] = [:]
+        for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
+        for object in faults {
+            guard let snapshot = byID[object.objectID] else { continue }
+            object.fill(from: snapshot)
+            object.awakeFromFetch()
+        }
+        return objects
+    }
+
     /// The number of objects a fetch would return.
     public func count(for request: FetchRequest) throws(ContextError) -> Int {
-        try fetch(request).count
+        try fetch(Self.faultsOnly(request)).count
+    }
+
+    /// The request returning faults without reading rows.
+    static func faultsOnly(_ request: FetchRequest) -> FetchRequest {
+        var faults = request
+        faults.returnsObjectsAsFaults = true
+        faults.includesPropertyValues = false
+        return faults
     }
 
     /// The IDs of the objects a fetch would return.
     public func fetchObjectIDs(_ request: FetchRequest) throws(ContextError) -> [ManagedObjectID] {
-        try fetch(request).map(\.objectID)
+        try fetch(Self.faultsOnly(request)).map(\.objectID)
     }
 
     /// Runs a fetch request of any result type: objects, object IDs, dictionaries (with aggregate expressions and

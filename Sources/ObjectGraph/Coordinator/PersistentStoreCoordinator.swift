@@ -146,6 +146,42 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// The IDs of the stored objects matching a request, without reading their rows where the store can say which
+    /// match by itself (an incremental store); merged over every store holding the entity, sorted, no offset or limit.
+    func fetchObjectIDs(_ request: FetchRequest) throws(StoreError) -> [ManagedObjectID] {
+        let entityNames =
+            request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
+        let holding = state.withLock { state in
+            state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
+        }
+        // Sorting across stores needs the values: take the full path.
+        if holding.count > 1, !request.sortDescriptors.isEmpty { return try fetchSnapshots(request).map(\.objectID) }
+        var ids: [ManagedObjectID] = []
+        for entry in holding { ids += try entry.fetchObjectIDs(request, entityNames: entityNames) }
+        return ids
+    }
+
+    /// The stored state of many objects, in the order of `ids` (missing ones left out): row cache first, the rest
+    /// read from each store in one request.
+    func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
+        try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            var byStore: [String: [ManagedObjectID]] = [:]
+            for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+            var found: [ManagedObjectID: ObjectSnapshot] = [:]
+            for (identifier, storeIDs) in byStore {
+                guard let entry = state.entries.first(where: { $0.store.identifier == identifier }) else { continue }
+                if let incremental = entry.store as? any IncrementalStore {
+                    for snapshot in try entry.snapshots(of: storeIDs, from: incremental, rowCache: &state.rowCache) {
+                        found[snapshot.objectID] = snapshot
+                    }
+                } else {
+                    for id in storeIDs { if let snapshot = entry.objects[id] { found[id] = snapshot } }
+                }
+            }
+            return ids.compactMap { found[$0] }
+        }
+    }
+
     /// The stored state of one object (row cache first).
     func snapshot(for id: ManagedObjectID) throws(StoreError) -> ObjectSnapshot? {
         try state.withLock { (state) throws(StoreError) -> ObjectSnapshot? in
@@ -154,7 +190,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 return nil
             }
             let found = try incremental.snapshots(for: [id]).first
-            if let found { state.rowCache[id] = found }
+            if let found { CoordinatorState.cache([found], count: 1, in: &state.rowCache) }
             return found
         }
     }

@@ -4,8 +4,20 @@ import Foundation
 struct CoordinatorState {
     var entries: [StoreEntry] = []
     var classes: [String: ManagedObject.Type] = [:]
-    /// Snapshots read from incremental stores, so a fault can fire without asking the store again.
+    /// Snapshots read from incremental stores, so a fault can fire without asking the store again. Bounded: when
+    /// it would outgrow ``rowCacheLimit`` it starts afresh (a row no longer cached is read again when needed), so
+    /// reading a large store in batches keeps memory flat.
     var rowCache: [ManagedObjectID: ObjectSnapshot] = [:]
+    static let rowCacheLimit = 50_000
+
+    /// Adds `count` snapshots to a row cache, starting it afresh first if they would not fit.
+    static func cache(
+        _ snapshots: some Sequence<ObjectSnapshot>, count: Int, in rowCache: inout [ManagedObjectID: ObjectSnapshot]
+    ) {
+        if rowCache.count + count > rowCacheLimit { rowCache = [:] }
+        guard count <= rowCacheLimit else { return }
+        for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
+    }
 
     func entry(for id: ManagedObjectID) -> StoreEntry? {
         entries.first { $0.store.identifier == id.storeIdentifier }
@@ -89,9 +101,7 @@ final class StoreEntry: @unchecked Sendable {
         if let incremental = store as? any IncrementalStore {
             let ids = try incremental.objectIDs(
                 for: request, entityNames: entityNames.filter(self.entityNames.contains))
-            let missing = ids.filter { rowCache[$0] == nil }
-            for snapshot in try incremental.snapshots(for: missing) { rowCache[snapshot.objectID] = snapshot }
-            return ids.compactMap { rowCache[$0] }
+            return try snapshots(of: ids, from: incremental, rowCache: &rowCache)
         }
         let kinds = Set(entityNames)
         var candidates = objects.values.filter { kinds.contains($0.objectID.entityName) }
@@ -116,6 +126,30 @@ final class StoreEntry: @unchecked Sendable {
             if case .object(let view as SnapshotView) = $0 { return view.snapshot }
             return nil
         }
+    }
+
+    /// The snapshots of `ids` (in that order): from the row cache, the rest read from the store in one request and
+    /// cached within the cache's bound.
+    func snapshots(
+        of ids: [ManagedObjectID], from incremental: any IncrementalStore,
+        rowCache: inout [ManagedObjectID: ObjectSnapshot]
+    ) throws(StoreError) -> [ObjectSnapshot] {
+        let missing = ids.filter { rowCache[$0] == nil }
+        var read: [ManagedObjectID: ObjectSnapshot] = [:]
+        read.reserveCapacity(missing.count)
+        for snapshot in try incremental.snapshots(for: missing) { read[snapshot.objectID] = snapshot }
+        let result = ids.compactMap { rowCache[$0] ?? read[$0] }
+        CoordinatorState.cache(read.values, count: read.count, in: &rowCache)
+        return result
+    }
+
+    /// The IDs of the objects a request matches, without reading their rows from an incremental store.
+    func fetchObjectIDs(_ request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
+        if let incremental = store as? any IncrementalStore {
+            return try incremental.objectIDs(for: request, entityNames: entityNames.filter(self.entityNames.contains))
+        }
+        var unused: [ManagedObjectID: ObjectSnapshot] = [:]
+        return try fetch(request, entityNames: entityNames, rowCache: &unused).map(\.objectID)
     }
 
     /// Prepares this store's part of a save; the returned closure updates the contents kept here after commit.
