@@ -91,53 +91,114 @@ extension SQLiteStore {
         return ids.compactMap { found[$0] }
     }
 
+    /// How to turn a row of one entity into a snapshot: which column holds which property. Worked out once per
+    /// query and entity, not per row.
+    struct RowPlan {
+        struct Attribute {
+            let name: String
+            let type: AttributeType
+            let external: Bool
+            let index: Int32
+        }
+        struct ToOne {
+            let name: String
+            let destination: String
+            let index: Int32
+            let entityIndex: Int32?
+        }
+        let entityName: String
+        let attributes: [Attribute]
+        let toOnes: [ToOne]
+        let nullToOnes: [String]
+        let toManyNames: Set<String>
+    }
+
+    func rowPlan(entityName: String, columns: [String: Int32]) -> RowPlan? {
+        guard let layout = model.layout(of: entityName) else { return nil }
+        var attributes: [RowPlan.Attribute] = []
+        for attribute in layout.attributes where !attribute.isTransient {
+            guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column,
+                let index = columns[column]
+            else { continue }
+            attributes.append(
+                .init(
+                    name: attribute.name, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage,
+                    index: index))
+        }
+        var toOnes: [RowPlan.ToOne] = []
+        var nullToOnes: [String] = []
+        var toManyNames = Set<String>()
+        for relationship in layout.relationships where !relationship.isTransient {
+            if relationship.isToMany {
+                toManyNames.insert(relationship.name)
+            } else if let column = schema.toOneColumns[entityName]?[relationship.name],
+                let index = columns[column.column]
+            {
+                toOnes.append(
+                    .init(
+                        name: relationship.name, destination: relationship.destinationEntityName, index: index,
+                        entityIndex: column.entityColumn.flatMap { columns[$0] }))
+            } else {
+                nullToOnes.append(relationship.name)
+            }
+        }
+        return RowPlan(
+            entityName: entityName, attributes: attributes, toOnes: toOnes, nullToOnes: nullToOnes,
+            toManyNames: toManyNames)
+    }
+
     /// Reads rows (every column of a root table) into snapshots; to-many relationships are left as faults.
     func readRows(_ sql: String, _ bindings: [SQLiteValue], _ body: (ObjectSnapshot) -> Void) throws(SQLiteStoreError) {
+        var columns: [String: Int32]? = nil
+        var plans: [Int64: RowPlan] = [:]
         try database.query(sql, bindings) { statement in
-            var columnIndex: [String: Int32] = [:]
-            for i in 0..<sqlite3_column_count(statement) {
-                columnIndex[String(cString: sqlite3_column_name(statement, i))] = i
+            if columns == nil {
+                var found: [String: Int32] = [:]
+                for i in 0..<sqlite3_column_count(statement) {
+                    found[String(cString: sqlite3_column_name(statement, i))] = i
+                }
+                columns = found
             }
-            guard let pkIndex = columnIndex["Z_PK"], let entIndex = columnIndex["Z_ENT"] else { return }
+            guard let columns, let pkIndex = columns["Z_PK"], let entIndex = columns["Z_ENT"] else { return }
             let ent = sqlite3_column_int64(statement, entIndex)
-            guard let entityName = schema.entityByNumber[ent], let layout = model.layout(of: entityName) else { return }
+            let plan: RowPlan
+            if let known = plans[ent] {
+                plan = known
+            } else {
+                guard let entityName = schema.entityByNumber[ent],
+                    let made = rowPlan(entityName: entityName, columns: columns)
+                else { return }
+                plans[ent] = made
+                plan = made
+            }
             var snapshot = ObjectSnapshot(
                 objectID: ManagedObjectID(
-                    entityName: entityName, storeIdentifier: identifier,
+                    entityName: plan.entityName, storeIdentifier: identifier,
                     primaryKey: sqlite3_column_int64(statement, pkIndex)),
-                version: columnIndex["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
-            snapshot.attributes.reserveCapacity(layout.attributes.count)
-            for attribute in layout.attributes where !attribute.isTransient {
-                guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column,
-                    let index = columnIndex[column]
-                else { continue }
+                version: columns["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
+            snapshot.attributes.reserveCapacity(plan.attributes.count)
+            for attribute in plan.attributes {
                 let value = SQLiteValueCoding.decode(
-                    SQLiteDatabase.column(statement, index), as: attribute.type,
-                    external: attribute.allowsExternalBinaryDataStorage,
+                    SQLiteDatabase.column(statement, attribute.index), as: attribute.type, external: attribute.external,
                     externalDirectory: externalDataDirectory)
                 if !value.isNull { snapshot.attributes[attribute.name] = value }
             }
-            for relationship in layout.relationships where !relationship.isTransient {
-                if relationship.isToMany {
-                    snapshot.toManyFaults.insert(relationship.name)
+            snapshot.toManyFaults = plan.toManyNames
+            for name in plan.nullToOnes { snapshot.toOne[name] = .some(nil) }
+            for toOne in plan.toOnes {
+                guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else {
+                    snapshot.toOne[toOne.name] = .some(nil)
                     continue
                 }
-                guard let column = schema.toOneColumns[entityName]?[relationship.name],
-                    let index = columnIndex[column.column],
-                    sqlite3_column_type(statement, index) != SQLITE_NULL
-                else {
-                    snapshot.toOne[relationship.name] = .some(nil)
-                    continue
-                }
-                let key = sqlite3_column_int64(statement, index)
-                var destination = relationship.destinationEntityName
-                if let entColumn = column.entityColumn, let entIndex = columnIndex[entColumn],
-                    let name = schema.entityByNumber[sqlite3_column_int64(statement, entIndex)]
+                var destination = toOne.destination
+                if let entityIndex = toOne.entityIndex,
+                    let name = schema.entityByNumber[sqlite3_column_int64(statement, entityIndex)]
                 {
                     destination = name
                 }
-                snapshot.toOne[relationship.name] = ManagedObjectID(
-                    entityName: destination, storeIdentifier: identifier, primaryKey: key)
+                snapshot.toOne[toOne.name] = ManagedObjectID(
+                    entityName: destination, storeIdentifier: identifier,
+                    primaryKey: sqlite3_column_int64(statement, toOne.index))
             }
             body(snapshot)
         }

@@ -214,8 +214,10 @@ public final class PersistentStoreCoordinator: Sendable {
         for requests: [(entityName: String, store: String?)]
     ) throws(StoreError) -> [ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
-            var ids: [ManagedObjectID] = []
-            for request in requests {
+            // Group by store and root entity, so that each store allocates all its keys for a root at once.
+            var groups: [(entry: StoreEntry, root: String, positions: [Int])] = []
+            var groupIndex: [String: Int] = [:]
+            for (position, request) in requests.enumerated() {
                 guard
                     let entry = request.store.flatMap({ s in state.entries.first { $0.store.identifier == s } })
                         ?? state.entries.first(where: { $0.entityNames.contains(request.entityName) })
@@ -223,12 +225,24 @@ public final class PersistentStoreCoordinator: Sendable {
                     throw StoreError(.unsupported, "no store holds entity \(request.entityName); add one first")
                 }
                 let root = model.rootEntity(of: request.entityName)
-                let key = try entry.allocateKey(root: root)
-                ids.append(
-                    ManagedObjectID(
-                        entityName: request.entityName, storeIdentifier: entry.store.identifier, primaryKey: key))
+                let key = entry.store.identifier + "\u{0}" + root
+                if let index = groupIndex[key] {
+                    groups[index].positions.append(position)
+                } else {
+                    groupIndex[key] = groups.count
+                    groups.append((entry, root, [position]))
+                }
             }
-            return ids
+            var ids = [ManagedObjectID?](repeating: nil, count: requests.count)
+            for group in groups {
+                let keys = try group.entry.allocateKeys(root: group.root, count: group.positions.count)
+                for (position, key) in zip(group.positions, keys) {
+                    ids[position] = ManagedObjectID(
+                        entityName: requests[position].entityName, storeIdentifier: group.entry.store.identifier,
+                        primaryKey: key)
+                }
+            }
+            return ids.compactMap { $0 }
         }
     }
 

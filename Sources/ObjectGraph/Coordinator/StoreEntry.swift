@@ -78,21 +78,31 @@ final class StoreEntry: @unchecked Sendable {
         }
     }
 
-    func allocateKey(root: String) throws(StoreError) -> Int64 {
-        if let atomic = store as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
-            let key = max(floor, maxKeys.values.max() ?? 0) + 1
-            maxKeys[root] = key
-            return key
-        }
+    /// `count` new primary keys for objects under `root`: one request to an incremental store (one transaction,
+    /// not one per object).
+    func allocateKeys(root: String, count: Int) throws(StoreError) -> [Int64] {
+        guard count > 0 else { return [] }
         if let incremental = store as? any IncrementalStore {
-            guard let key = try incremental.allocatePrimaryKeys(forRoot: root, count: 1).first else {
-                throw StoreError(.io, "the store allocated no key")
+            let keys = try incremental.allocatePrimaryKeys(forRoot: root, count: count)
+            guard keys.count == count else {
+                throw StoreError(.io, "the store allocated \(keys.count) of \(count) keys")
             }
-            return key
+            return keys
         }
-        let key = (maxKeys[root] ?? 0) + 1
-        maxKeys[root] = key
-        return key
+        var keys: [Int64] = []
+        keys.reserveCapacity(count)
+        for _ in 0..<count {
+            if let atomic = store as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
+                let key = max(floor, maxKeys.values.max() ?? 0) + 1
+                maxKeys[root] = key
+                keys.append(key)
+            } else {
+                let key = (maxKeys[root] ?? 0) + 1
+                maxKeys[root] = key
+                keys.append(key)
+            }
+        }
+        return keys
     }
 
     func fetch(
