@@ -49,7 +49,12 @@ struct Info: ParsableCommand {
                         if case .string(let s) = $0 { return s }; return nil
                     }
                 }
-                modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
+                // As DocumentStack chooses: the model we embed in stores we write, else Apple's model cache.
+                if metadata.removeValue(forKey: "DocutilStoreModel") != nil {
+                    modelSource = "embedded"
+                } else {
+                    modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
+                }
                 let wal = URL(fileURLWithPath: url.path + "-wal")
                 let walSize = ((try? FileManager.default.attributesOfItem(atPath: wal.path))?[.size] as? NSNumber)?
                     .int64Value

@@ -87,6 +87,16 @@ struct DocumentCommandTests {
         #expect(info["storeType"] as? String == "Binary")
         #expect(info["modelSource"] as? String == "embedded")
         #expect((info["entityCounts"] as? [String: Int])?["Book"] == 2)
+        // And into SQLite: the same objects, a model we embedded, the WAL state.
+        let sqlite = directory.appendingPathComponent("library.sqlite")
+        #expect(try Docutil.run(["convert", binary.path, sqlite.path]).status == 0)
+        #expect(try Docutil.run(["dump", sqlite.path]).stdout == first.stdout)
+        let sqliteInfo = try Self.json(try Docutil.run(["info", "--format", "json", sqlite.path]).stdout)
+        #expect(sqliteInfo["storeType"] as? String == "SQLite")
+        #expect(sqliteInfo["modelSource"] as? String == "embedded")
+        #expect((sqliteInfo["metadata"] as? [String: Any])?["DocutilStoreModel"] == nil)
+        #expect(sqliteInfo["wal"] is [String: Any])
+        #expect((sqliteInfo["entityCounts"] as? [String: Int])?["Book"] == 2)
         let unknown = try Docutil.run(["convert", source.path, directory.appendingPathComponent("x.unknown").path])
         #expect(unknown.status == 64)
     }

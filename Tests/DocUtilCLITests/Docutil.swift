@@ -10,15 +10,7 @@ enum Docutil {
     }
 
     /// The executable next to the test bundle in the build folder.
-    static let executable: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("docutil")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return Fixtures.projectRoot.appendingPathComponent(".build/debug/docutil")
-    }()
+    static let executable = Fixtures.builtExecutable("docutil")
 
     static func run(_ arguments: [String], currentDirectory: URL = Fixtures.projectRoot) throws -> Result {
         let process = Process()

@@ -10,15 +10,7 @@ import Testing
 struct CrashSafetyTests {
     static let counters = 3_000
 
-    static var helper: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("sqlite-save-loop")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return Fixtures.projectRoot.appendingPathComponent(".build/debug/sqlite-save-loop")
-    }
+    static let helper = Fixtures.builtExecutable("sqlite-save-loop")
 
     /// Every counter's round, read with a fresh coordinator.
     static func rounds(_ url: URL) throws -> [Int64] {

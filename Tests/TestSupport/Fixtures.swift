@@ -9,6 +9,17 @@ public enum Fixtures {
         return url
     }()
 
+    /// An executable of this package, found next to the running test bundle in the build folder.
+    public static func builtExecutable(_ name: String) -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return projectRoot.appendingPathComponent(".build/debug").appendingPathComponent(name)
+    }
+
     /// The project's own fixtures.
     public static func project(_ relativePath: String) -> URL {
         projectRoot.appendingPathComponent("Fixtures").appendingPathComponent(relativePath)
