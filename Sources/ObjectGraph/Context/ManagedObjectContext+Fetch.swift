@@ -8,7 +8,7 @@ extension ManagedObjectContext {
             throw .object(ObjectGraphError(.unknownEntity, "the model has no entity '\(request.entityName)'"))
         }
         var results: [ManagedObject] = []
-        if request.returnsObjectsAsFaults && !request.includesPropertyValues {
+        if (request.returnsObjectsAsFaults && !request.includesPropertyValues) || request.fetchBatchSize > 0 {
             // Faults only: the store says which objects match; no row is read until one fires.
             let ids: [ManagedObjectID]
             do {
@@ -42,7 +42,44 @@ extension ManagedObjectContext {
         }
         let start = min(results.count, max(0, request.fetchOffset))
         let end = request.fetchLimit > 0 ? min(results.count, start + request.fetchLimit) : results.count
-        return Array(results[start..<end])
+        let page = Array(results[start..<end])
+        if request.fetchBatchSize > 0 { registerBatches(page, size: request.fetchBatchSize) }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, from: page)
+        }
+        return page
+    }
+
+    /// Groups the faults of a fetch into batches that fill together (Core Data's batch faulting).
+    private func registerBatches(_ objects: [ManagedObject], size: Int) {
+        var start = 0
+        while start < objects.count {
+            let chunk = objects[start..<min(start + size, objects.count)].filter(\.isFault)
+            start += size
+            guard !chunk.isEmpty else { continue }
+            let batch = FaultBatch(chunk.map(\.objectID))
+            for object in chunk { faultBatches[object.objectID] = batch }
+        }
+    }
+
+    /// Fills the destinations of each relationship key path (`"author"`, `"author.books"`) in one store request
+    /// per step, so that walking them fires no fault one by one. To-many relationships not yet loaded are read
+    /// per object first.
+    private func prefetch(_ keyPaths: [String], from objects: [ManagedObject]) throws(ContextError) {
+        for keyPath in keyPaths {
+            var current = objects
+            for name in keyPath.split(separator: ".").map(String.init) {
+                var ids: [ManagedObjectID] = []
+                var seen = Set<ManagedObjectID>()
+                for object in current {
+                    guard let slot = object.entity.relationshipSlot(named: name) else { continue }
+                    object.fireFault()
+                    for id in object.relationshipIDs(slot) where seen.insert(id).inserted { ids.append(id) }
+                }
+                guard !ids.isEmpty else { break }
+                current = try self.objects(with: ids)
+            }
+        }
     }
 
     /// The objects with the given IDs, registered in this context, with the faults among them filled in one request

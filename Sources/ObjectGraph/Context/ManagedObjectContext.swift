@@ -28,6 +28,8 @@ public final class ManagedObjectContext {
     var observers: [ObserverEntry] = []
     var nextObserverToken = 1
     var isMerging = false
+    /// Faults from fetches with a `fetchBatchSize`: firing one fills every fault of its batch in one store request.
+    var faultBatches: [ManagedObjectID: FaultBatch] = [:]
 
     /// Changes since the last objects-did-change notification.
     struct EventChanges {
@@ -124,6 +126,19 @@ public final class ManagedObjectContext {
 
     /// Loads a fault's values from the coordinator (row cache or store).
     func fulfillFault(_ object: ManagedObject) {
+        if let batch = faultBatches[object.objectID] {
+            for id in batch.ids { faultBatches[id] = nil }
+            if let snapshots = try? persistentStoreCoordinator.snapshots(for: batch.ids) {
+                for snapshot in snapshots {
+                    guard let member = registered[snapshot.objectID],
+                        member === object || member.isFault
+                    else { continue }
+                    member.fill(from: snapshot)
+                    member.awakeFromFetch()
+                }
+                if !object.isFault, snapshots.contains(where: { $0.objectID == object.objectID }) { return }
+            }
+        }
         guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
         object.fill(from: snapshot)
         object.awakeFromFetch()
@@ -371,6 +386,7 @@ public final class ManagedObjectContext {
         originals.removeAll()
         pendingDeletes.removeAll()
         assignedStores.removeAll()
+        faultBatches.removeAll()
         event = EventChanges()
     }
 
@@ -425,4 +441,10 @@ public final class ManagedObjectContext {
             version: stored.version)
         didChange(object)
     }
+}
+
+/// The IDs of one batch of a fetch with a `fetchBatchSize`.
+final class FaultBatch {
+    let ids: [ManagedObjectID]
+    init(_ ids: [ManagedObjectID]) { self.ids = ids }
 }
