@@ -50,7 +50,7 @@ struct Info: ParsableCommand {
                     }
                 }
                 // As DocumentStack chooses: the model we embed in stores we write, else Apple's model cache.
-                if metadata.removeValue(forKey: "DocutilStoreModel") != nil {
+                if metadata.removeValue(forKey: StoreMetadata.modelKey) != nil {
                     modelSource = "embedded"
                 } else {
                     modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
@@ -68,7 +68,7 @@ struct Info: ParsableCommand {
                 storeType = opened.storeType
                 uuid = opened.store.identifier
                 metadata = opened.store.metadata
-                metadata.removeValue(forKey: "DocutilStoreModel")
+                metadata.removeValue(forKey: StoreMetadata.modelKey)
                 identifiers = opened.model.versionIdentifiers
                 modelSource = opened.modelSource
                 for entity in opened.model.entities {

@@ -64,19 +64,13 @@ struct SQLTranslator {
         switch p {
         case .true: return "1"
         case .false: return "0"
-        case .and(let parts):
+        case .and(let parts), .or(let parts):
             var sql: [String] = []
             for part in parts {
                 guard let s = predicate(part, entity: entity, alias: alias) else { return nil }
                 sql.append("(\(s))")
             }
-            return sql.joined(separator: " AND ")
-        case .or(let parts):
-            var sql: [String] = []
-            for part in parts {
-                guard let s = predicate(part, entity: entity, alias: alias) else { return nil }
-                sql.append("(\(s))")
-            }
+            if case .and = p { return sql.joined(separator: " AND ") }
             return sql.joined(separator: " OR ")
         case .not(let inner):
             negations += 1

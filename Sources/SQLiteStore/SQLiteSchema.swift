@@ -54,7 +54,7 @@ final class SQLiteSchema {
     private(set) var toManyStorage: [String: [String: ToManyStorage]] = [:]
     private(set) var tables: [String: Table] = [:]
     private(set) var joinTables: [Table] = []
-    private(set) var uniqueIndexes: [String] = []
+    private(set) var entityIndexes: [String] = []
 
     init(model: ManagedObjectModel, numbers: [String: Int64]? = nil) {
         self.model = model
@@ -178,10 +178,14 @@ final class SQLiteSchema {
             }
             for entityName in hierarchy {
                 guard let entity = model.entity(named: entityName) else { continue }
-                // Indexed attributes and fetch indexes (momc turns `indexed` into a fetch index per attribute).
+                // Indexed attributes and fetch indexes (momc turns `indexed` into a fetch index per attribute, so a
+                // model can have both under one name: that index is created once).
+                var indexNames = Set<String>()
                 for attribute in entity.attributes where attribute.isIndexed && !attribute.isTransient {
-                    guard let column = attributeColumns[entityName]?[attribute.name]?.column else { continue }
-                    uniqueIndexes.append(
+                    guard let column = attributeColumns[entityName]?[attribute.name]?.column,
+                        indexNames.insert(attribute.name).inserted
+                    else { continue }
+                    entityIndexes.append(
                         "CREATE INDEX Z_\(entityName)_\(attribute.name) ON \(tableName) (\(column) COLLATE BINARY ASC);"
                     )
                 }
@@ -193,8 +197,10 @@ final class SQLiteSchema {
                         else { return nil }
                         return "\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")"
                     }
-                    guard columns.count == index.elements.count, !columns.isEmpty else { continue }
-                    uniqueIndexes.append(
+                    guard columns.count == index.elements.count, !columns.isEmpty,
+                        indexNames.insert(index.name).inserted
+                    else { continue }
+                    entityIndexes.append(
                         "CREATE INDEX Z_\(entityName)_\(index.name) ON \(tableName) (\(columns.joined(separator: ", ")));"
                     )
                 }
@@ -203,7 +209,7 @@ final class SQLiteSchema {
                         attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column
                     }
                     guard columns.count == constraint.count else { continue }
-                    uniqueIndexes.append(
+                    entityIndexes.append(
                         "CREATE UNIQUE INDEX Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_")) ON \(tableName) ("
                             + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ");")
                 }
@@ -324,12 +330,7 @@ final class SQLiteSchema {
         }
         for table in tables.values.sorted(by: { $0.name < $1.name }) { statements += table.indexes }
         for table in joinTables { statements += table.indexes }
-        var seen = Set<String>()
-        for index in uniqueIndexes {
-            // An attribute can be `indexed` and have a fetch index of the same name: create it once.
-            let name = index.split(separator: " ").prefix(4).joined(separator: " ")
-            if seen.insert(name).inserted { statements.append(index) }
-        }
+        statements += entityIndexes
         return statements
     }
 

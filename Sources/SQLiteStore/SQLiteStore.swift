@@ -15,7 +15,7 @@ public import ObjectGraph
 public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     public static let typeName = "SQLite"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
-    public static let modelMetadataKey = "DocutilStoreModel"
+    public static let modelMetadataKey = StoreMetadata.modelKey
 
     public let description: StoreDescription
     public let identifier: String

@@ -15,9 +15,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     /// The registered type name.
     public static let typeName = "XML"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
-    public static let modelMetadataKey = "DocutilStoreModel"
-    /// The `NSPersistenceFrameworkVersion` we record (a recent Core Data's).
-    public static let frameworkVersion: Int64 = 1345
+    public static let modelMetadataKey = StoreMetadata.modelKey
 
     public let description: StoreDescription
     public let identifier: String

@@ -12,15 +12,11 @@ enum SQLiteBenchmarks {
 
     /// The reference model with `number` indexed, for the indexed predicate fetch.
     static func model() throws -> ManagedObjectModel {
-        let base = try ObjectGraphBenchmarks.model()
-        var entities = base.entities
-        if let item = entities.firstIndex(where: { $0.name == "Item" }) {
-            var attributes = entities[item].attributes
-            if let number = attributes.firstIndex(where: { $0.name == "number" }) {
-                attributes[number].isIndexed = true
-            }
-            entities[item] = EntityDescription(
-                name: "Item", attributes: attributes, relationships: entities[item].relationships)
+        var entities = try ObjectGraphBenchmarks.model().entities
+        if let item = entities.firstIndex(where: { $0.name == "Item" }),
+            let number = entities[item].attributes.firstIndex(where: { $0.name == "number" })
+        {
+            entities[item].attributes[number].isIndexed = true
         }
         return try ManagedObjectModel(entities: entities)
     }
@@ -306,30 +302,29 @@ enum SQLiteBenchmarks {
         }
 
         static func updateAll(url: URL, price: Double) throws {
-            let items = try fetchAll(url: url)
-            let c = try Connection(url)
-            try c.exec("BEGIN IMMEDIATE")
-            let update = try c.prepare("UPDATE ZITEM SET ZPRICE = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
-            defer { sqlite3_finalize(update) }
-            for item in items {
-                sqlite3_bind_double(update, 1, price)
-                sqlite3_bind_int64(update, 2, item.pk)
-                guard sqlite3_step(update) == SQLITE_DONE else { throw BenchError.sqlite("update") }
-                sqlite3_reset(update)
+            try eachRow(url, "UPDATE ZITEM SET ZPRICE = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?") { statement, item in
+                sqlite3_bind_double(statement, 1, price)
+                sqlite3_bind_int64(statement, 2, item.pk)
             }
-            try c.exec("COMMIT")
         }
 
         static func deleteAll(url: URL) throws {
+            try eachRow(url, "DELETE FROM ZITEM WHERE Z_PK = ?") { statement, item in
+                sqlite3_bind_int64(statement, 1, item.pk)
+            }
+        }
+
+        /// Reads every item, then runs one statement per item in one transaction (what a save does).
+        static func eachRow(_ url: URL, _ sql: String, bind: (OpaquePointer?, Item) -> Void) throws {
             let items = try fetchAll(url: url)
             let c = try Connection(url)
             try c.exec("BEGIN IMMEDIATE")
-            let delete = try c.prepare("DELETE FROM ZITEM WHERE Z_PK = ?")
-            defer { sqlite3_finalize(delete) }
+            let statement = try c.prepare(sql)
+            defer { sqlite3_finalize(statement) }
             for item in items {
-                sqlite3_bind_int64(delete, 1, item.pk)
-                guard sqlite3_step(delete) == SQLITE_DONE else { throw BenchError.sqlite("delete") }
-                sqlite3_reset(delete)
+                bind(statement, item)
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError.sqlite(sql) }
+                sqlite3_reset(statement)
             }
             try c.exec("COMMIT")
         }

@@ -128,16 +128,15 @@ public final class ManagedObjectContext {
     func fulfillFault(_ object: ManagedObject) {
         if let batch = faultBatches[object.objectID] {
             for id in batch.ids { faultBatches[id] = nil }
-            if let snapshots = try? persistentStoreCoordinator.snapshots(for: batch.ids) {
-                for snapshot in snapshots {
-                    guard let member = registered[snapshot.objectID],
-                        member === object || member.isFault
-                    else { continue }
-                    member.fill(from: snapshot)
-                    member.awakeFromFetch()
-                }
-                if !object.isFault, snapshots.contains(where: { $0.objectID == object.objectID }) { return }
+            var filled = false
+            for snapshot in (try? persistentStoreCoordinator.snapshots(for: batch.ids)) ?? [] {
+                // `object` is firing (no longer a fault); the rest of the batch fills only while still faults.
+                guard let member = registered[snapshot.objectID], member === object || member.isFault else { continue }
+                member.fill(from: snapshot)
+                member.awakeFromFetch()
+                filled = filled || member === object
             }
+            if filled { return }
         }
         guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
         object.fill(from: snapshot)

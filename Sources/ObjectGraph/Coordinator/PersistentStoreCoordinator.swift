@@ -190,7 +190,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 return nil
             }
             let found = try incremental.snapshots(for: [id]).first
-            if let found { CoordinatorState.cache([found], count: 1, in: &state.rowCache) }
+            if let found { CoordinatorState.cache([found], in: &state.rowCache) }
             return found
         }
     }

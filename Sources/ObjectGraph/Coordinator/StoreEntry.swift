@@ -10,12 +10,12 @@ struct CoordinatorState {
     var rowCache: [ManagedObjectID: ObjectSnapshot] = [:]
     static let rowCacheLimit = 50_000
 
-    /// Adds `count` snapshots to a row cache, starting it afresh first if they would not fit.
+    /// Adds snapshots to a row cache, starting it afresh first if they would not fit.
     static func cache(
-        _ snapshots: some Sequence<ObjectSnapshot>, count: Int, in rowCache: inout [ManagedObjectID: ObjectSnapshot]
+        _ snapshots: some Collection<ObjectSnapshot>, in rowCache: inout [ManagedObjectID: ObjectSnapshot]
     ) {
-        if rowCache.count + count > rowCacheLimit { rowCache = [:] }
-        guard count <= rowCacheLimit else { return }
+        if rowCache.count + snapshots.count > rowCacheLimit { rowCache = [:] }
+        guard snapshots.count <= rowCacheLimit else { return }
         for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
     }
 
@@ -149,7 +149,7 @@ final class StoreEntry: @unchecked Sendable {
         read.reserveCapacity(missing.count)
         for snapshot in try incremental.snapshots(for: missing) { read[snapshot.objectID] = snapshot }
         let result = ids.compactMap { rowCache[$0] ?? read[$0] }
-        CoordinatorState.cache(read.values, count: read.count, in: &rowCache)
+        CoordinatorState.cache(read.values, in: &rowCache)
         return result
     }
 

@@ -1,6 +1,9 @@
 /// The metadata keys every store writes, as Core Data does: the store's type and UUID and the model's version
 /// hashes, digest, checksum and version identifiers, over whatever else the store's metadata already holds.
 public enum StoreMetadata {
+    /// Our metadata key for the model a store carries (Xcode `contents` XML), in every store type we write.
+    public static let modelKey = "DocutilStoreModel"
+
     /// The value of `NSPersistenceFrameworkVersion` our stores record.
     public static let frameworkVersion: Int64 = 1345
 
