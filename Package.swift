@@ -30,13 +30,15 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Async-signal-safe cleanup of scratch folders, and file-type checks (a few lines of C).
+        .target(name: "CSupport"),
 
         // The heart: model, values, hashing. Imports only Foundation.
         .target(name: "ObjectGraph", swiftSettings: strictSettings),
         // Xcode model sources, compiled models, property lists and keyed archives.
         .target(
             name: "ModelFiles",
-            dependencies: ["ObjectGraph", "CLibXML2", "CZlib"],
+            dependencies: ["ObjectGraph", "CLibXML2", "CZlib", "CSupport"],
             swiftSettings: strictSettings
         ),
         // Apple-schema SQLite stores (for now: reading metadata and the embedded model).

@@ -49,7 +49,7 @@ struct Dump: ParsableCommand {
             var start = 0
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
-                output.write(Data(stream.write(try opened.context.objects(with: batch)).utf8))
+                output.write(Data(try stream.write(try opened.context.objects(with: batch)).utf8))
                 opened.context.reset()
                 start += batch.count
             }

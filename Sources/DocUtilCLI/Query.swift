@@ -81,7 +81,8 @@ struct Query: ParsableCommand {
             if let offset { request.fetchOffset = offset }
             let objects = try opened.context.fetch(request)
             let ordered = request.sortDescriptors.isEmpty ? ObjectOutput.sorted(objects) : objects
-            FileHandle.standardOutput.write(Data(ObjectOutput.render(ordered, as: format, model: opened.model).utf8))
+            FileHandle.standardOutput.write(
+                Data(try ObjectOutput.render(ordered, as: format, model: opened.model).utf8))
         }
     }
 }

@@ -191,6 +191,7 @@ struct SQLTranslator {
     ) -> (from: String, link: String)? {
         let storage = schema.toManyStorage[owner]?[relationship.name]
         let destination = relationship.destinationEntityName
+        let q = SQLiteSchema.q
         let kinds = schema.numbers(of: schema.model.entityAndDescendants(of: destination))
         let table = schema.table(of: destination)
         let kindFilter =
@@ -198,12 +199,12 @@ struct SQLTranslator {
             ? " AND \(alias).Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))" : ""
         switch storage {
         case .inverseKey(_, let column, _)?, .hiddenKey(_, let column)?:
-            return ("\(table) \(alias)", "\(alias).\(column) = \(ownerAlias).Z_PK\(kindFilter)")
+            return ("\(table) \(alias)", "\(alias).\(q(column)) = \(ownerAlias).Z_PK\(kindFilter)")
         case .joinTable(let join, let source, let destinationColumn, _)?:
             let j = alias + "j"
             return (
-                "\(join) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(destinationColumn)",
-                "\(j).\(source) = \(ownerAlias).Z_PK\(kindFilter)"
+                "\(q(join)) \(j) JOIN \(table) \(alias) ON \(alias).Z_PK = \(j).\(q(destinationColumn))",
+                "\(j).\(q(source)) = \(ownerAlias).Z_PK\(kindFilter)"
             )
         case nil:
             return nil
@@ -245,12 +246,15 @@ struct SQLTranslator {
     mutating func keyPath(_ path: ArraySlice<String>, entity: String, alias: String) -> Value? {
         guard let first = path.first else { return nil }
         if let attribute = schema.model.allAttributes(of: entity).first(where: { $0.name == first }) {
-            guard path.count == 1, !attribute.isTransient, let column = schema.attributeColumns[entity]?[first]?.column
-            else {
-                return nil
+            guard !attribute.isTransient, let column = schema.attributeColumns[entity]?[first] else { return nil }
+            if attribute.type == .composite {
+                // `magnitude.richter`: a member's own column.
+                let members = Array(path.dropFirst())
+                guard let member = column.members.first(where: { $0.path == members }) else { return nil }
+                return Value(sql: "\(alias).\(SQLiteSchema.q(member.column))", kind: .attribute(member.attribute.type))
             }
-            guard attribute.allowsExternalBinaryDataStorage == false else { return nil }
-            return Value(sql: "\(alias).\(column)", kind: .attribute(attribute.type))
+            guard path.count == 1, attribute.allowsExternalBinaryDataStorage == false else { return nil }
+            return Value(sql: "\(alias).\(SQLiteSchema.q(column.column))", kind: .attribute(attribute.type))
         }
         guard let relationship = schema.model.allRelationships(of: entity).first(where: { $0.name == first }) else {
             return nil
@@ -274,7 +278,8 @@ struct SQLTranslator {
             let kind: Kind = function == "AVG" ? .attribute(.double) : inner.kind
             return Value(sql: "(SELECT \(sql) FROM \(from) WHERE \(link))", kind: kind)
         }
-        guard let column = schema.toOneColumns[entity]?[first]?.column else { return nil }
+        guard let raw = schema.toOneColumns[entity]?[first]?.column else { return nil }
+        let column = SQLiteSchema.q(raw)
         if path.count == 1 { return Value(sql: "\(alias).\(column)", kind: .toOne(relationship.destinationEntityName)) }
         let destination = relationship.destinationEntityName
         let destinationAlias = newAlias()

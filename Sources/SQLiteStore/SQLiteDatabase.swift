@@ -22,11 +22,21 @@ final class SQLiteDatabase {
     let path: String
     private var statements: [String: OpaquePointer] = [:]
 
-    init(path: String, readOnly: Bool, create: Bool = false) throws(SQLiteStoreError) {
+    /// Opens a database file.
+    /// - Parameter parameters: SQLite URI parameters (`mode=ro`, `immutable=1`); the file is then opened as a
+    ///   `file:` URI with its path percent-encoded.
+    init(path: String, readOnly: Bool, create: Bool = false, parameters: [(String, String)] = [])
+        throws(SQLiteStoreError)
+    {
         self.path = path
         var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        var name = path
+        if !parameters.isEmpty {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?" + parameters.map { "\($0)=\($1)" }.joined(separator: "&")
+        }
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
         guard status == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(handle)
@@ -38,14 +48,46 @@ final class SQLiteDatabase {
     }
 
     deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
-        sqlite3_close_v2(handle)
+        close()
     }
+
+    /// Finalizes every statement and closes the connection; later calls fail with SQLITE_MISUSE (never crash).
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// A path as the path part of a `file:` URI: every byte but unreserved characters and `/` percent-encoded.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
 
     func error(_ status: Int32, _ context: String = "") -> SQLiteStoreError {
         let message = String(cString: sqlite3_errmsg(handle))
         let primary = status & 0xFF
-        let code: SQLiteStoreError.Code = (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) ? .notAStore : .io
+        let code: SQLiteStoreError.Code
+        switch primary {
+        case SQLITE_NOTADB, SQLITE_CORRUPT: code = .notAStore
+        // A statement that does not prepare names a table or column the file lacks: the store is malformed.
+        case SQLITE_ERROR where context.hasPrefix("preparing"): code = .malformed
+        default: code = .io
+        }
         return SQLiteStoreError(
             code, path: path, context.isEmpty ? message : "\(context): \(message)", resultCode: status)
     }
@@ -103,7 +145,10 @@ final class SQLiteDatabase {
         switch sqlite3_column_type(statement, i) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, i))
+            guard count > 0, let text = sqlite3_column_text(statement, i) else { return .text("") }
+            return .text(String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, i))
             guard count > 0, let bytes = sqlite3_column_blob(statement, i) else { return .blob(Data()) }

@@ -17,7 +17,10 @@ enum SQLiteFunctions {
         switch sqlite3_value_type(argument) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(argument))
         case SQLITE_FLOAT: return .double(sqlite3_value_double(argument))
-        case SQLITE_TEXT: return .string(String(cString: sqlite3_value_text(argument)))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_value_bytes(argument))
+            guard count > 0, let text = sqlite3_value_text(argument) else { return .string("") }
+            return .string(String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(argument))
             guard count > 0, let bytes = sqlite3_value_blob(argument) else { return .data(Data()) }
@@ -38,13 +41,18 @@ private func docutilCompare(
     guard let arguments, count == 4, let opText = sqlite3_value_text(arguments[0]),
         let op = Comparison.Operator(rawValue: String(cString: opText))
     else {
-        sqlite3_result_int(context, 0)
+        sqlite3_result_error(context, "DOCUTIL_CMP: bad arguments", -1)
         return
     }
     let options = Comparison.Options(rawValue: Int(sqlite3_value_int(arguments[1])))
     let comparison = Comparison(.evaluatedObject, op, .evaluatedObject, options: options)
-    let holds = comparison.holds(SQLiteFunctions.value(arguments[2]), SQLiteFunctions.value(arguments[3]))
-    sqlite3_result_int(context, holds ? 1 : 0)
+    do {
+        let holds = try comparison.holds(SQLiteFunctions.value(arguments[2]), SQLiteFunctions.value(arguments[3]))
+        sqlite3_result_int(context, holds ? 1 : 0)
+    } catch {
+        // An invalid MATCHES pattern fails the query, with the message, instead of matching nothing.
+        sqlite3_result_error(context, error.message, -1)
+    }
 }
 
 private func caseInsensitiveCollation(

@@ -17,9 +17,21 @@ final class SQLiteSchema {
 
     struct AttributeColumn {
         let attribute: AttributeDescription
+        /// The column (for a composite attribute: empty; its members have columns of their own).
         var column: String
         let declaredType: String
         let rank: Int
+        /// For a composite attribute: one column per member (nested composites flattened), in model order.
+        var members: [MemberColumn] = []
+    }
+
+    /// One member of a composite attribute, stored in a column of its own: `Z<ATTRIBUTE>_<MEMBER>` (nested members
+    /// add `_<MEMBER>` again), declared with the member's type, so that members can be queried and indexed.
+    struct MemberColumn {
+        /// The member names from the attribute down (`["location", "latitude"]`).
+        let path: [String]
+        let column: String
+        let attribute: AttributeDescription
     }
 
     struct ToOneColumn {
@@ -56,8 +68,11 @@ final class SQLiteSchema {
     private(set) var joinTables: [Table] = []
     private(set) var entityIndexes: [String] = []
 
-    init(model: ManagedObjectModel, numbers: [String: Int64]? = nil) {
+    /// - Throws: ``SQLiteStoreError`` `malformed` when an entity or property name is not an identifier (names are
+    ///   quoted in SQL anyway; a name that is not an identifier means a damaged or hostile model).
+    init(model: ManagedObjectModel, numbers: [String: Int64]? = nil) throws(SQLiteStoreError) {
         self.model = model
+        try Self.checkNames(model)
         // Entity numbers: a pre-order walk, roots alphabetical, each followed by its sub-entities.
         var counter: Int64 = 0
         var assigned: [String: Int64] = [:]
@@ -85,9 +100,44 @@ final class SQLiteSchema {
         buildTables()
     }
 
+    /// Whether a name from a model can become part of SQL identifiers: letters, digits and `_`, not starting with a
+    /// digit, at most 200 characters (Xcode allows no more for entity and property names).
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 200 else { return false }
+        if CharacterSet.decimalDigits.contains(first) { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || CharacterSet.letters.contains($0) || CharacterSet.decimalDigits.contains($0)
+        }
+    }
+
+    static func checkNames(_ model: ManagedObjectModel) throws(SQLiteStoreError) {
+        func check(_ name: String, _ what: String) throws(SQLiteStoreError) {
+            guard isIdentifier(name) else {
+                throw SQLiteStoreError(
+                    .malformed, path: "",
+                    "the model's \(what) '\(Diagnostics.quote(name))' is not a valid name (letters, digits and _ only)")
+            }
+        }
+        for entity in model.entities {
+            try check(entity.name, "entity")
+            for attribute in entity.attributes { try check(attribute.name, "attribute \(entity.name).") }
+            for relationship in entity.relationships { try check(relationship.name, "relationship \(entity.name).") }
+        }
+        for composite in model.composites {
+            for member in composite.attributes { try check(member.name, "composite member \(composite.name).") }
+        }
+    }
+
     func number(_ entity: String) -> Int64 { entities[entity]?.number ?? 0 }
 
-    func table(of entity: String) -> String { entities[entity]?.table ?? "Z" + entity.uppercased() }
+    /// The table of an entity's hierarchy, as named in the file.
+    func rawTable(of entity: String) -> String { entities[entity]?.table ?? "Z" + entity.uppercased() }
+
+    /// The table of an entity's hierarchy, quoted for SQL.
+    func table(of entity: String) -> String { Self.q(entities[entity]?.table ?? "Z" + entity.uppercased()) }
+
+    /// An identifier quoted for SQL.
+    static func q(_ identifier: String) -> String { SQLiteDatabase.quote(identifier) }
 
     /// The entity numbers of an entity and its descendants.
     func numbers(of entityNames: [String]) -> [Int64] { entityNames.compactMap { entities[$0]?.number } }
@@ -127,6 +177,19 @@ final class SQLiteSchema {
                 guard let entity = model.entity(named: entityName) else { continue }
                 for attribute in entity.attributes where !attribute.isTransient {
                     let (type, rank) = Self.declaredType(attribute.type)
+                    if attribute.type == .composite {
+                        var members: [MemberColumn] = []
+                        flatten(attribute, path: [], prefix: "Z" + attribute.name.uppercased(), into: &members) {
+                            columnName($0)
+                        }
+                        attributeByKey["\(entityName).\(attribute.name)"] = AttributeColumn(
+                            attribute: attribute, column: "", declaredType: type, rank: rank, members: members)
+                        for member in members {
+                            let (memberType, memberRank) = Self.declaredType(member.attribute.type)
+                            ranked.append((memberRank, member.column, [(member.column, memberType)]))
+                        }
+                        continue
+                    }
                     let column = columnName("Z" + attribute.name.uppercased())
                     attributeByKey["\(entityName).\(attribute.name)"] = AttributeColumn(
                         attribute: attribute, column: column, declaredType: type, rank: rank)
@@ -138,7 +201,7 @@ final class SQLiteSchema {
                     let destinationRoot = model.rootEntity(of: relationship.destinationEntityName)
                     if !model.subentities(of: relationship.destinationEntityName).isEmpty {
                         entityColumn = columnName(
-                            "Z\(entities[destinationRoot]!.number)_" + relationship.name.uppercased())
+                            "Z\(number(destinationRoot))_" + relationship.name.uppercased())
                     }
                     toOneByKey["\(entityName).\(relationship.name)"] = ToOneColumn(
                         relationship: relationship, column: column, entityColumn: entityColumn)
@@ -156,10 +219,12 @@ final class SQLiteSchema {
             for group in ranked { for (name, type) in group.columns { table.columns.append((name, type)) } }
             for (_, toOne) in toOneByKey.sorted(by: { $0.value.column < $1.value.column }) {
                 table.indexes.append(
-                    "CREATE INDEX \(tableName)_\(toOne.column)_INDEX ON \(tableName) (\(toOne.column));")
+                    "CREATE INDEX \(Self.q("\(tableName)_\(toOne.column)_INDEX")) ON \(Self.q(tableName)) (\(Self.q(toOne.column)));"
+                )
             }
             if hierarchy.count > 1 {
-                table.indexes.append("CREATE INDEX \(tableName)_Z_ENT_INDEX ON \(tableName) (Z_ENT);")
+                table.indexes.append(
+                    "CREATE INDEX \(Self.q("\(tableName)_Z_ENT_INDEX")) ON \(Self.q(tableName)) (\(Self.q("Z_ENT")));")
             }
             tables[tableName] = table
             for entityName in hierarchy {
@@ -186,7 +251,7 @@ final class SQLiteSchema {
                         indexNames.insert(attribute.name).inserted
                     else { continue }
                     entityIndexes.append(
-                        "CREATE INDEX Z_\(entityName)_\(attribute.name) ON \(tableName) (\(column) COLLATE BINARY ASC);"
+                        "CREATE INDEX \(Self.q("Z_\(entityName)_\(attribute.name)")) ON \(Self.q(tableName)) (\(Self.q(column)) COLLATE BINARY ASC);"
                     )
                 }
                 for index in entity.fetchIndexes {
@@ -195,13 +260,13 @@ final class SQLiteSchema {
                             let column = attributeColumns[entityName]?[element.property]?.column
                                 ?? toOneColumns[entityName]?[element.property]?.column
                         else { return nil }
-                        return "\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")"
+                        return "\(Self.q(column)) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")"
                     }
                     guard columns.count == index.elements.count, !columns.isEmpty,
                         indexNames.insert(index.name).inserted
                     else { continue }
                     entityIndexes.append(
-                        "CREATE INDEX Z_\(entityName)_\(index.name) ON \(tableName) (\(columns.joined(separator: ", ")));"
+                        "CREATE INDEX \(Self.q("Z_\(entityName)_\(index.name)")) ON \(Self.q(tableName)) (\(columns.joined(separator: ", ")));"
                     )
                 }
                 for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
@@ -209,9 +274,10 @@ final class SQLiteSchema {
                         attributeColumns[entityName]?[$0]?.column ?? toOneColumns[entityName]?[$0]?.column
                     }
                     guard columns.count == constraint.count else { continue }
+                    let indexName = Self.q("Z_\(entityName)_UNIQUE_" + constraint.joined(separator: "_"))
                     entityIndexes.append(
-                        "CREATE UNIQUE INDEX Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_")) ON \(tableName) ("
-                            + columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ") + ");")
+                        "CREATE UNIQUE INDEX \(indexName) ON \(Self.q(tableName)) ("
+                            + columns.map { "\(Self.q($0)) COLLATE BINARY ASC" }.joined(separator: ", ") + ");")
                 }
             }
         }
@@ -231,7 +297,7 @@ final class SQLiteSchema {
                     let declaring = declaringEntity(of: inverse.name, from: destination)
                     let column = toOneColumns[declaring]?[inverse.name]?.column ?? "Z" + inverse.name.uppercased()
                     storage[relationship.name] = .inverseKey(
-                        table: table(of: destination), column: column,
+                        table: rawTable(of: destination), column: column,
                         orderColumn: relationship.isOrdered ? "Z_FOK_" + column.dropFirst() : nil)
                 } else if let inverse {
                     // Many-to-many: the table belongs to the side with the smaller entity number.
@@ -257,7 +323,7 @@ final class SQLiteSchema {
                             Table(
                                 name: tableName, columns: columns,
                                 indexes: [
-                                    "CREATE INDEX \(tableName)_\(otherColumn)_INDEX ON \(tableName) (\(otherColumn), \(ownerColumn));"
+                                    "CREATE INDEX \(Self.q("\(tableName)_\(otherColumn)_INDEX")) ON \(Self.q(tableName)) (\(Self.q(otherColumn)), \(Self.q(ownerColumn)));"
                                 ]))
                         joinNames[tableName] = (ownerColumn, otherColumn)
                     }
@@ -272,8 +338,8 @@ final class SQLiteSchema {
                 } else {
                     let declaring = declaringEntity(of: relationship.name, from: entity.name)
                     let column = "Z\(number(declaring))\(relationship.name.uppercased())"
-                    storage[relationship.name] = .hiddenKey(table: table(of: destination), column: column)
-                    let destinationTable = table(of: destination)
+                    storage[relationship.name] = .hiddenKey(table: rawTable(of: destination), column: column)
+                    let destinationTable = rawTable(of: destination)
                     if tables[destinationTable]?.columns.contains(where: { $0.name == column }) == false {
                         tables[destinationTable]?.columns.append((column, "INTEGER"))
                     }
@@ -294,6 +360,24 @@ final class SQLiteSchema {
     }
 
     private var joinNames: [String: (String, String)] = [:]
+
+    /// The member columns of a composite attribute, nested composites flattened (the model has no cycles of
+    /// composites: it refuses them).
+    private func flatten(
+        _ attribute: AttributeDescription, path: [String], prefix: String, into members: inout [MemberColumn],
+        name: (String) -> String
+    ) {
+        guard let composite = attribute.compositeName.flatMap(model.composite(named:)), path.count < 16 else { return }
+        for member in composite.attributes where !member.isTransient {
+            let memberPath = path + [member.name]
+            let base = prefix + "_" + member.name.uppercased()
+            if member.type == .composite {
+                flatten(member, path: memberPath, prefix: base, into: &members, name: name)
+            } else {
+                members.append(MemberColumn(path: memberPath, column: name(base), attribute: member))
+            }
+        }
+    }
 
     private func uniqueJoinColumn(_ base: String, entity: String, used: inout [String: Set<String>]) -> String {
         var name = base
@@ -319,14 +403,15 @@ final class SQLiteSchema {
         var statements: [String] = []
         for table in tables.values.sorted(by: { $0.name < $1.name }) {
             statements.append(
-                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
-                    + " );")
+                "CREATE TABLE \(Self.q(table.name)) ( "
+                    + table.columns.map { "\(Self.q($0.name)) \($0.type)" }.joined(separator: ", ") + " );")
         }
         for table in joinTables {
             let keys = table.columns.prefix(2).map(\.name)
             statements.append(
-                "CREATE TABLE \(table.name) ( " + table.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
-                    + ", PRIMARY KEY (\(keys.joined(separator: ", "))) );")
+                "CREATE TABLE \(Self.q(table.name)) ( "
+                    + table.columns.map { "\(Self.q($0.name)) \($0.type)" }.joined(separator: ", ")
+                    + ", PRIMARY KEY (\(keys.map(Self.q).joined(separator: ", "))) );")
         }
         for table in tables.values.sorted(by: { $0.name < $1.name }) { statements += table.indexes }
         for table in joinTables { statements += table.indexes }

@@ -4,7 +4,8 @@ public import ObjectGraph
 
 extension SQLiteStore {
     public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
-        guard let entity = entityNames.first, let table = schema.entities[entity]?.table else { return [] }
+        guard let entity = entityNames.first, schema.entities[entity] != nil else { return [] }
+        let table = schema.table(of: entity)
         let kinds = schema.numbers(of: entityNames)
         var translator = SQLTranslator(schema: schema)
         var sql =
@@ -40,12 +41,8 @@ extension SQLiteStore {
         }
         var ids: [ManagedObjectID] = []
         do {
-            try database.query(sql, translator.bindings) { statement in
-                let pk = sqlite3_column_int64(statement, 0)
-                let ent = sqlite3_column_int64(statement, 1)
-                ids.append(
-                    ManagedObjectID(
-                        entityName: schema.entityByNumber[ent] ?? entity, storeIdentifier: identifier, primaryKey: pk))
+            try database.query(sql, translator.bindings) { (statement) throws(SQLiteStoreError) in
+                ids.append(try objectID(statement, key: 0, entity: 1, table: table))
             }
         } catch {
             throw storeError(error)
@@ -60,9 +57,14 @@ extension SQLiteStore {
         remaining.fetchOffset = 0
         remaining.resultType = .managedObject
         if complete { remaining.predicate = nil }
-        guard case .objects(let matched)? = try? InMemoryFetch.execute(remaining, over: candidates) else {
-            throw StoreError(.unsupported, path: description.url?.path, "cannot evaluate the fetch predicate")
+        let result: FetchResult
+        do {
+            result = try InMemoryFetch.execute(remaining, over: candidates)
+        } catch {
+            if let failure = resolver.failure { throw failure }
+            throw StoreError(.unsupported, path: description.url?.path, "cannot evaluate the fetch: \(error.message)")
         }
+        guard case .objects(let matched) = result else { return [] }
         return matched.compactMap {
             if case .object(let view as RowView) = $0 { return view.snapshot.objectID }; return nil
         }
@@ -70,7 +72,9 @@ extension SQLiteStore {
 
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         var byTable: [String: [ManagedObjectID]] = [:]
-        for id in ids { byTable[schema.table(of: id.entityName), default: []].append(id) }
+        for id in ids where id.storeIdentifier == identifier && schema.entities[id.entityName] != nil {
+            byTable[schema.table(of: id.entityName), default: []].append(id)
+        }
         var found: [ManagedObjectID: ObjectSnapshot] = [:]
         found.reserveCapacity(ids.count)
         do {
@@ -81,7 +85,8 @@ extension SQLiteStore {
                     start += 500
                     let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
                     try readRows(
-                        "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", batch.map { .integer($0.primaryKey) }
+                        "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", batch.map { .integer($0.primaryKey) },
+                        table: table
                     ) { snapshot in found[snapshot.objectID] = snapshot }
                 }
             }
@@ -99,6 +104,8 @@ extension SQLiteStore {
             let type: AttributeType
             let external: Bool
             let index: Int32
+            /// For a composite attribute: its members' paths, types and columns.
+            let members: [(path: [String], type: AttributeType, index: Int32)]
         }
         struct ToOne {
             let name: String
@@ -117,13 +124,20 @@ extension SQLiteStore {
         guard let layout = model.layout(of: entityName) else { return nil }
         var attributes: [RowPlan.Attribute] = []
         for attribute in layout.attributes where !attribute.isTransient {
-            guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column,
-                let index = columns[column]
-            else { continue }
+            guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
+            if attribute.type == .composite {
+                let members = column.members.compactMap { member in
+                    columns[member.column].map { (member.path, member.attribute.type, $0) }
+                }
+                attributes.append(
+                    .init(name: attribute.name, type: .composite, external: false, index: -1, members: members))
+                continue
+            }
+            guard let index = columns[column.column] else { continue }
             attributes.append(
                 .init(
                     name: attribute.name, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage,
-                    index: index))
+                    index: index, members: []))
         }
         var toOnes: [RowPlan.ToOne] = []
         var nullToOnes: [String] = []
@@ -147,11 +161,39 @@ extension SQLiteStore {
             toManyNames: toManyNames)
     }
 
+    /// The object ID of a row, from its `Z_PK` and `Z_ENT` columns.
+    /// - Throws: ``SQLiteStoreError`` `malformed` for a key that is not positive or an entity number the store's
+    ///   `Z_PRIMARYKEY` does not list (a row is never read as another entity).
+    func objectID(_ statement: OpaquePointer, key: Int32, entity: Int32, table: String) throws(SQLiteStoreError)
+        -> ManagedObjectID
+    {
+        guard sqlite3_column_type(statement, key) == SQLITE_INTEGER, sqlite3_column_int64(statement, key) > 0 else {
+            throw SQLiteStoreError(
+                .malformed, path: database.path,
+                "\(table): a row has the key \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, key))); keys (Z_PK) are positive integers"
+            )
+        }
+        let pk = sqlite3_column_int64(statement, key)
+        guard sqlite3_column_type(statement, entity) == SQLITE_INTEGER,
+            let name = schema.entityByNumber[sqlite3_column_int64(statement, entity)]
+        else {
+            throw SQLiteStoreError(
+                .malformed, path: database.path,
+                "\(table) row Z_PK \(pk): its entity number Z_ENT = \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, entity))) is not an entity of the model"
+            )
+        }
+        return ManagedObjectID(entityName: name, storeIdentifier: identifier, primaryKey: pk)
+    }
+
     /// Reads rows (every column of a root table) into snapshots; to-many relationships are left as faults.
-    func readRows(_ sql: String, _ bindings: [SQLiteValue], _ body: (ObjectSnapshot) -> Void) throws(SQLiteStoreError) {
+    /// - Throws: ``SQLiteStoreError`` for a row with a bad key or entity number, or a value that does not fit its
+    ///   attribute (unless the store reads leniently, when the value is kept raw and a warning recorded).
+    func readRows(
+        _ sql: String, _ bindings: [SQLiteValue], table: String, _ body: (ObjectSnapshot) -> Void
+    ) throws(SQLiteStoreError) {
         var columns: [String: Int32]? = nil
         var plans: [Int64: RowPlan] = [:]
-        try database.query(sql, bindings) { statement in
+        try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
             if columns == nil {
                 var found: [String: Int32] = [:]
                 for i in 0..<sqlite3_column_count(statement) {
@@ -159,28 +201,46 @@ extension SQLiteStore {
                 }
                 columns = found
             }
-            guard let columns, let pkIndex = columns["Z_PK"], let entIndex = columns["Z_ENT"] else { return }
+            guard let columns, let pkIndex = columns["Z_PK"], let entIndex = columns["Z_ENT"] else {
+                throw SQLiteStoreError(.malformed, path: database.path, "\(table) has no Z_PK or Z_ENT column")
+            }
+            let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
             let ent = sqlite3_column_int64(statement, entIndex)
             let plan: RowPlan
             if let known = plans[ent] {
                 plan = known
             } else {
-                guard let entityName = schema.entityByNumber[ent],
-                    let made = rowPlan(entityName: entityName, columns: columns)
-                else { return }
+                guard let made = rowPlan(entityName: id.entityName, columns: columns) else {
+                    throw SQLiteStoreError(.malformed, path: database.path, "no entity \(id.entityName) in the model")
+                }
                 plans[ent] = made
                 plan = made
             }
             var snapshot = ObjectSnapshot(
-                objectID: ManagedObjectID(
-                    entityName: plan.entityName, storeIdentifier: identifier,
-                    primaryKey: sqlite3_column_int64(statement, pkIndex)),
-                version: columns["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
+                objectID: id, version: columns["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
             snapshot.attributes.reserveCapacity(plan.attributes.count)
             for attribute in plan.attributes {
-                let value = SQLiteValueCoding.decode(
-                    SQLiteDatabase.column(statement, attribute.index), as: attribute.type, external: attribute.external,
-                    externalDirectory: externalDataDirectory)
+                let value: AttributeValue
+                do throws(SQLiteValueCoding.Mismatch) {
+                    value = try decode(attribute, statement)
+                } catch {
+                    guard lenientValues else {
+                        throw SQLiteStoreError(
+                            .malformed, path: database.path,
+                            "\(plan.entityName).\(attribute.name) of \(id) (\(table) row Z_PK \(id.primaryKey)): \(error.reason)"
+                        )
+                    }
+                    let raw =
+                        attribute.members.isEmpty
+                        ? SQLiteValueCoding.raw(SQLiteDatabase.column(statement, attribute.index)) : .null
+                    if valueWarnings.count < 1_000 {
+                        valueWarnings.append(
+                            "\(plan.entityName).\(attribute.name) of \(id): \(error.reason); kept as it is")
+                    }
+                    snapshot.rawKeys.insert(attribute.name)
+                    if !raw.isNull { snapshot.attributes[attribute.name] = raw }
+                    continue
+                }
                 if !value.isNull { snapshot.attributes[attribute.name] = value }
             }
             snapshot.toManyFaults = plan.toManyNames
@@ -190,15 +250,29 @@ extension SQLiteStore {
                     snapshot.toOne[toOne.name] = .some(nil)
                     continue
                 }
-                var destination = toOne.destination
-                if let entityIndex = toOne.entityIndex,
-                    let name = schema.entityByNumber[sqlite3_column_int64(statement, entityIndex)]
-                {
-                    destination = name
+                if let entityIndex = toOne.entityIndex {
+                    snapshot.toOne[toOne.name] = try objectID(
+                        statement, key: toOne.index, entity: entityIndex, table: "\(table).\(toOne.name)")
+                    if let destination = snapshot.toOne[toOne.name] ?? nil,
+                        !model.entity(destination.entityName, isKindOf: toOne.destination)
+                    {
+                        throw SQLiteStoreError(
+                            .malformed, path: database.path,
+                            "\(id).\(toOne.name) points at a \(destination.entityName), not a \(toOne.destination)")
+                    }
+                } else {
+                    guard sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
+                        sqlite3_column_int64(statement, toOne.index) > 0
+                    else {
+                        throw SQLiteStoreError(
+                            .malformed, path: database.path,
+                            "\(id).\(toOne.name) holds \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, toOne.index))), not an object key"
+                        )
+                    }
+                    snapshot.toOne[toOne.name] = ManagedObjectID(
+                        entityName: toOne.destination, storeIdentifier: identifier,
+                        primaryKey: sqlite3_column_int64(statement, toOne.index))
                 }
-                snapshot.toOne[toOne.name] = ManagedObjectID(
-                    entityName: destination, storeIdentifier: identifier,
-                    primaryKey: sqlite3_column_int64(statement, toOne.index))
             }
             body(snapshot)
         }
@@ -207,29 +281,36 @@ extension SQLiteStore {
     public func destinations(of id: ManagedObjectID, relationship name: String) throws(StoreError) -> [ManagedObjectID]
     {
         guard let relationship = model.allRelationships(of: id.entityName).first(where: { $0.name == name }),
-            let storage = schema.toManyStorage[id.entityName]?[name]
-        else { return [] }
+            relationship.isToMany, let storage = schema.toManyStorage[id.entityName]?[name]
+        else {
+            throw StoreError(
+                .unsupported, path: description.url?.path,
+                "\(id.entityName) has no to-many relationship '\(Diagnostics.quote(name))'")
+        }
         let destination = relationship.destinationEntityName
         let destinationTable = schema.table(of: destination)
+        let q = SQLiteSchema.q
         let sql: String
         switch storage {
         case .inverseKey(_, let column, let order):
             sql =
-                "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY \(order.map { "\($0), " } ?? "")Z_PK"
+                "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(q(column)) = ? ORDER BY \(order.map { "\(q($0)), " } ?? "")Z_PK"
         case .hiddenKey(_, let column):
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) = ? ORDER BY Z_PK"
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(q(column)) = ? ORDER BY Z_PK"
         case .joinTable(let table, let source, let target, let order):
             sql =
-                "SELECT d.Z_PK, d.Z_ENT FROM \(table) j JOIN \(destinationTable) d ON d.Z_PK = j.\(target) WHERE j.\(source) = ? ORDER BY \(order.map { "j.\($0), " } ?? "")d.Z_PK"
+                "SELECT d.Z_PK, d.Z_ENT FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) = ? ORDER BY \(order.map { "j.\(q($0)), " } ?? "")d.Z_PK"
         }
         var ids: [ManagedObjectID] = []
         do {
-            try database.query(sql, [.integer(id.primaryKey)]) { statement in
-                let ent = sqlite3_column_int64(statement, 1)
-                ids.append(
-                    ManagedObjectID(
-                        entityName: schema.entityByNumber[ent] ?? destination, storeIdentifier: identifier,
-                        primaryKey: sqlite3_column_int64(statement, 0)))
+            try database.query(sql, [.integer(id.primaryKey)]) { (statement) throws(SQLiteStoreError) in
+                let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
+                guard model.entity(found.entityName, isKindOf: destination) else {
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path,
+                        "\(id).\(name) holds \(found), which is not a \(destination)")
+                }
+                ids.append(found)
             }
         } catch {
             throw storeError(error)
@@ -241,14 +322,55 @@ extension SQLiteStore {
         do {
             guard
                 let row = try database.query(
-                    "SELECT Z_OPT FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)]
+                    "SELECT IFNULL(Z_OPT, 0) FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?",
+                    [.integer(id.primaryKey)]
                 ).first
             else { return nil }
             if case .integer(let v) = row[0] { return v }
-            return 1
+            return 0
         } catch {
             throw storeError(error)
         }
+    }
+
+    /// The value of one attribute (a composite from its member columns) in the current row.
+    func decode(_ attribute: RowPlan.Attribute, _ statement: OpaquePointer) throws(SQLiteValueCoding.Mismatch)
+        -> AttributeValue
+    {
+        guard !attribute.members.isEmpty || attribute.type == .composite else {
+            return try SQLiteValueCoding.decode(
+                SQLiteDatabase.column(statement, attribute.index), as: attribute.type, external: attribute.external,
+                externalDirectory: externalDataDirectory)
+        }
+        var root: [String: AttributeValue] = [:]
+        for member in attribute.members {
+            let value: AttributeValue
+            do {
+                value = try SQLiteValueCoding.decode(
+                    SQLiteDatabase.column(statement, member.index), as: member.type, external: false,
+                    externalDirectory: nil)
+            } catch {
+                throw SQLiteValueCoding.Mismatch(
+                    reason: "member \(member.path.joined(separator: ".")): \(error.reason)")
+            }
+            if !value.isNull { Self.insert(value, at: member.path[...], into: &root) }
+        }
+        return root.isEmpty ? .null : .composite(root)
+    }
+
+    /// Puts a member value at its path in nested composite dictionaries.
+    static func insert(
+        _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
+    ) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            members[first] = value
+            return
+        }
+        var nested: [String: AttributeValue] = [:]
+        if case .composite(let existing)? = members[first] { nested = existing }
+        insert(value, at: path.dropFirst(), into: &nested)
+        members[first] = .composite(nested)
     }
 }
 
@@ -256,16 +378,33 @@ extension SQLiteStore {
 final class RowResolver {
     let store: SQLiteStore
     var cache: [ManagedObjectID: ObjectSnapshot] = [:]
+    /// The first store failure while reading related rows: the fetch fails with it.
+    var failure: StoreError?
 
     init(store: SQLiteStore) {
         self.store = store
     }
 
-    func snapshot(_ id: ManagedObjectID) -> ObjectSnapshot? {
+    func snapshot(_ id: ManagedObjectID) throws(ObjectPredicateError) -> ObjectSnapshot? {
         if let cached = cache[id] { return cached }
-        let found = try? store.snapshots(for: [id]).first
+        let found: ObjectSnapshot?
+        do {
+            found = try store.snapshots(for: [id]).first
+        } catch {
+            failure = failure ?? error
+            throw ObjectPredicateError(.objectUnavailable, error.description)
+        }
         cache[id] = found
         return found
+    }
+
+    func destinations(of id: ManagedObjectID, _ key: String) throws(ObjectPredicateError) -> [ManagedObjectID] {
+        do {
+            return try store.destinations(of: id, relationship: key)
+        } catch {
+            failure = failure ?? error
+            throw ObjectPredicateError(.objectUnavailable, error.description)
+        }
     }
 }
 
@@ -279,16 +418,25 @@ final class RowView: KeyValueCoding {
         self.resolver = resolver
     }
 
-    func predicateValue(forKey key: String) -> PredicateValue {
+    func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         if let value = snapshot.attributes[key] { return PredicateValue(value) }
         if let id = snapshot.toOne[key] {
-            return id.flatMap(resolver.snapshot).map { .object(RowView($0, resolver: resolver)) } ?? .null
+            guard let id else { return .null }
+            return try resolver.snapshot(id).map { .object(RowView($0, resolver: resolver)) } ?? .null
         }
         if snapshot.toManyFaults.contains(key) {
-            let ids = (try? resolver.store.destinations(of: snapshot.objectID, relationship: key)) ?? []
-            return .collection(
-                ids.compactMap(resolver.snapshot).map { .object(RowView($0, resolver: resolver)) }, ordered: true)
+            var items: [PredicateValue] = []
+            for id in try resolver.destinations(of: snapshot.objectID, key) {
+                if let row = try resolver.snapshot(id) { items.append(.object(RowView(row, resolver: resolver))) }
+            }
+            return .collection(items, ordered: true)
         }
-        return .null
+        if let layout = resolver.store.model.layout(of: snapshot.objectID.entityName),
+            layout.attributeSlot(named: key) != nil || layout.relationshipSlot(named: key) != nil
+        {
+            return .null
+        }
+        throw ObjectPredicateError(
+            .unknownKey, "\(snapshot.objectID.entityName) has no property '\(Diagnostics.quote(key))'")
     }
 }

@@ -5,21 +5,28 @@ public import ObjectGraph
 extension SQLiteStore {
     public func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
         let number = schema.number(entityName)
+        guard count > 0 else { return [] }
         do throws(SQLiteStoreError) {
             try database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteStoreError) {
-                try database.run(
-                    "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?",
-                    [.integer(Int64(count)), .integer(number)])
                 guard
-                    case .integer(let max)? = try database.query(
-                        "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]
+                    case .integer(let current)? = try database.query(
+                        "SELECT IFNULL(Z_MAX, 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]
                     ).first?.first
                 else {
-                    throw SQLiteStoreError(.malformed, path: database.path, "no Z_PRIMARYKEY row for \(entityName)")
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path, "Z_PRIMARYKEY has no integer Z_MAX for \(entityName)")
                 }
+                let (highest, overflow) = current.addingReportingOverflow(Int64(count))
+                guard current >= 0, !overflow else {
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path,
+                        "Z_PRIMARYKEY.Z_MAX for \(entityName) is \(current): no room for \(count) new keys")
+                }
+                try database.run(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(highest), .integer(number)])
                 try database.execute("COMMIT")
-                return Array((max - Int64(count) + 1)...max)
+                return Array((current + 1)...highest)
             } catch {
                 try? database.execute("ROLLBACK")
                 throw error
@@ -30,31 +37,59 @@ extension SQLiteStore {
     }
 
     /// Runs the whole save in one transaction; the coordinator commits it once every store has prepared.
+    ///
+    /// Each update writes only the changed columns, and only if the row still has the version the object was read
+    /// at (`UPDATE … WHERE Z_PK = ? AND Z_OPT = ?`, then the changed-row count); each delete likewise. Any conflict
+    /// rolls the transaction back and is reported with the row's current state.
     public func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
+        if let metadataProblem {
+            throw StoreError(
+                .corrupt, path: description.url?.path,
+                "\(metadataProblem); not saving, so that the app's metadata is not replaced")
+        }
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
             throw storeError(error)
         }
+        var conflicts: [SaveConflict] = []
         do throws(SQLiteStoreError) {
-            for id in request.deleted { try deleteRow(id) }
-            for snapshot in request.inserted { try writeRow(snapshot, insert: true) }
-            for snapshot in request.updated { try writeRow(snapshot, insert: false) }
-            for snapshot in request.inserted + request.updated { try writeToMany(snapshot) }
-            // Keys given elsewhere (a migration) raise Z_MAX so that new keys never collide.
-            var highest: [Int64: Int64] = [:]
-            for snapshot in request.inserted {
-                let root = schema.number(model.rootEntity(of: snapshot.objectID.entityName))
-                highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
+            for deletion in request.deleted {
+                if try !deleteRow(deletion) {
+                    conflicts.append(try conflict(deletion.objectID, deletion.expectedVersion))
+                }
             }
-            for (root, key) in highest {
-                try database.run(
-                    "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(Z_MAX, ?) WHERE Z_ENT = ?", [.integer(key), .integer(root)])
+            for snapshot in request.inserted { try insertRow(snapshot) }
+            for update in request.updated {
+                if try !updateRow(update) {
+                    conflicts.append(try conflict(update.snapshot.objectID, update.expectedVersion))
+                }
             }
-            try writeMetadata()
+            if conflicts.isEmpty {
+                for snapshot in request.inserted { try writeToMany(snapshot, only: nil) }
+                for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
+                // Keys given elsewhere (a migration) raise Z_MAX so that new keys never collide.
+                var highest: [Int64: Int64] = [:]
+                for snapshot in request.inserted {
+                    let root = schema.number(model.rootEntity(of: snapshot.objectID.entityName))
+                    highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
+                }
+                for (root, key) in highest {
+                    try database.run(
+                        "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?",
+                        [.integer(key), .integer(root)])
+                }
+                try writeMetadata()
+            }
         } catch {
             try? database.execute("ROLLBACK")
             throw storeError(error)
+        }
+        if !conflicts.isEmpty {
+            try? database.execute("ROLLBACK")
+            throw StoreError(
+                .conflict, path: description.url?.path,
+                "\(conflicts.count) object(s) changed in the store since they were read", conflicts: conflicts)
         }
         return Transaction(database: database, path: description.url?.path)
     }
@@ -73,93 +108,150 @@ extension SQLiteStore {
         func rollback() { try? database.execute("ROLLBACK") }
     }
 
-    private func writeRow(_ snapshot: ObjectSnapshot, insert: Bool) throws(SQLiteStoreError) {
-        let entityName = snapshot.objectID.entityName
-        guard let layout = model.layout(of: entityName) else { return }
-        let table = schema.table(of: entityName)
-        var columns: [String] = []
-        var values: [SQLiteValue] = []
-        for attribute in layout.attributes where !attribute.isTransient {
-            guard let column = schema.attributeColumns[entityName]?[attribute.name]?.column else { continue }
-            columns.append(column)
-            values.append(
-                SQLiteValueCoding.encode(
-                    snapshot[attribute: attribute.name], external: attribute.allowsExternalBinaryDataStorage))
-        }
-        for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
-            guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
-            let destination = snapshot.toOne[relationship.name] ?? nil
-            columns.append(column.column)
-            values.append(destination.map { .integer($0.primaryKey) } ?? .null)
-            if let entColumn = column.entityColumn {
-                columns.append(entColumn)
-                values.append(destination.map { .integer(schema.number($0.entityName)) } ?? .null)
-            }
-        }
-        if insert {
-            let sql =
-                "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", \($0)" }.joined())) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
-            try database.run(
-                sql,
-                [
-                    .integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)),
-                    .integer(snapshot.version),
-                ] + values)
-        } else {
-            let sql = "UPDATE \(table) SET Z_OPT = ?\(columns.map { ", \($0) = ?" }.joined()) WHERE Z_PK = ?"
-            try database.run(sql, [.integer(snapshot.version)] + values + [.integer(snapshot.objectID.primaryKey)])
-        }
+    /// What a conflicting row holds now (inside the save's transaction).
+    private func conflict(_ id: ManagedObjectID, _ expected: Int64) throws(SQLiteStoreError) -> SaveConflict {
+        var stored: ObjectSnapshot?
+        try readRows(
+            "SELECT * FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)],
+            table: schema.table(of: id.entityName)
+        ) { stored = $0 }
+        return SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored)
     }
 
-    /// Join-table rows, hidden keys and order columns of the to-many relationships a snapshot carries.
-    private func writeToMany(_ snapshot: ObjectSnapshot) throws(SQLiteStoreError) {
+    /// The columns and values of the given attributes and to-one relationships of a snapshot (all of them when
+    /// `keys` is nil).
+    private func columnValues(_ snapshot: ObjectSnapshot, keys: Set<String>?) -> [(String, SQLiteValue)] {
+        let entityName = snapshot.objectID.entityName
+        guard let layout = model.layout(of: entityName) else { return [] }
+        var result: [(String, SQLiteValue)] = []
+        for attribute in layout.attributes where !attribute.isTransient && keys?.contains(attribute.name) != false {
+            guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
+            let value = snapshot[attribute: attribute.name]
+            if attribute.type == .composite {
+                for member in column.members {
+                    result.append((member.column, SQLiteValueCoding.encode(Self.member(value, member.path[...]))))
+                }
+                continue
+            }
+            result.append(
+                (column.column, SQLiteValueCoding.encode(value, external: attribute.allowsExternalBinaryDataStorage)))
+        }
+        for relationship in layout.relationships
+        where !relationship.isToMany && !relationship.isTransient && keys?.contains(relationship.name) != false {
+            guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
+            let destination = snapshot.toOne[relationship.name] ?? nil
+            result.append((column.column, destination.map { .integer($0.primaryKey) } ?? .null))
+            if let entColumn = column.entityColumn {
+                result.append((entColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null))
+            }
+        }
+        return result
+    }
+
+    /// The value of a composite member at a path (null when the composite or a level of it is null).
+    static func member(_ value: AttributeValue, _ path: ArraySlice<String>) -> AttributeValue {
+        guard let first = path.first, case .composite(let members) = value, let inner = members[first] else {
+            return .null
+        }
+        return path.count == 1 ? inner : member(inner, path.dropFirst())
+    }
+
+    private func insertRow(_ snapshot: ObjectSnapshot) throws(SQLiteStoreError) {
+        let entityName = snapshot.objectID.entityName
+        guard model.layout(of: entityName) != nil else {
+            throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
+        }
+        let columns = columnValues(snapshot, keys: nil)
+        let names = columns.map { ", " + SQLiteSchema.q($0.0) }.joined()
+        let sql =
+            "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(names)) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
+        try database.run(
+            sql,
+            [.integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version)]
+                + columns.map(\.1))
+    }
+
+    /// Writes the changed columns of a row if its version is still the expected one; `false` when it is not (or the
+    /// row is gone).
+    private func updateRow(_ update: ObjectUpdate) throws(SQLiteStoreError) -> Bool {
+        let snapshot = update.snapshot
+        let columns = columnValues(snapshot, keys: update.changedKeys)
+        let sets = columns.map { ", \(SQLiteSchema.q($0.0)) = ?" }.joined()
+        let sql =
+            "UPDATE \(schema.table(of: snapshot.objectID.entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
+        try database.run(
+            sql,
+            [.integer(snapshot.version)] + columns.map(\.1) + [
+                .integer(snapshot.objectID.primaryKey), .integer(update.expectedVersion),
+            ])
+        return database.changes == 1
+    }
+
+    /// Join-table rows, hidden keys and order columns of the to-many relationships a snapshot carries (those in
+    /// `only`, when given).
+    private func writeToMany(_ snapshot: ObjectSnapshot, only keys: Set<String>?) throws(SQLiteStoreError) {
         let entityName = snapshot.objectID.entityName
         let pk = Int64(snapshot.objectID.primaryKey)
-        for (name, ids) in snapshot.toMany {
+        let q = SQLiteSchema.q
+        for (name, ids) in snapshot.toMany where keys?.contains(name) != false {
             guard let storage = schema.toManyStorage[entityName]?[name] else { continue }
             switch storage {
             case .joinTable(let table, let source, let destination, let order):
-                try database.run("DELETE FROM \(table) WHERE \(source) = ?", [.integer(pk)])
+                try database.run("DELETE FROM \(q(table)) WHERE \(q(source)) = ?", [.integer(pk)])
                 for (i, id) in ids.enumerated() {
                     if let order {
                         try database.run(
-                            "INSERT OR REPLACE INTO \(table) (\(source), \(destination), \(order)) VALUES (?, ?, ?)",
+                            "INSERT OR REPLACE INTO \(q(table)) (\(q(source)), \(q(destination)), \(q(order))) VALUES (?, ?, ?)",
                             [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))])
                     } else {
                         try database.run(
-                            "INSERT OR IGNORE INTO \(table) (\(source), \(destination)) VALUES (?, ?)",
+                            "INSERT OR IGNORE INTO \(q(table)) (\(q(source)), \(q(destination))) VALUES (?, ?)",
                             [.integer(pk), .integer(id.primaryKey)])
                     }
                 }
             case .inverseKey(let table, _, let order?):
                 for (i, id) in ids.enumerated() {
                     try database.run(
-                        "UPDATE \(table) SET \(order) = ? WHERE Z_PK = ?",
+                        "UPDATE \(q(table)) SET \(q(order)) = ? WHERE Z_PK = ?",
                         [.integer(Int64(i + 1)), .integer(id.primaryKey)])
                 }
             case .inverseKey:
                 break
             case .hiddenKey(let table, let column):
-                try database.run("UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?", [.integer(pk)])
+                try database.run("UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?", [.integer(pk)])
                 for id in ids {
                     try database.run(
-                        "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?", [.integer(pk), .integer(id.primaryKey)])
+                        "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?",
+                        [.integer(pk), .integer(id.primaryKey)])
                 }
             }
         }
     }
 
-    private func deleteRow(_ id: ManagedObjectID) throws(SQLiteStoreError) {
-        try database.run("DELETE FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)])
+    /// Deletes a row if its version is still the expected one; `false` when the row is there with another version.
+    private func deleteRow(_ deletion: ObjectDeletion) throws(SQLiteStoreError) -> Bool {
+        let id = deletion.objectID
+        let table = schema.table(of: id.entityName)
+        try database.run(
+            "DELETE FROM \(table) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?",
+            [.integer(id.primaryKey), .integer(deletion.expectedVersion)])
+        if database.changes == 0 {
+            // Gone already is fine; still there with another version is a conflict.
+            let still = try database.query("SELECT 1 FROM \(table) WHERE Z_PK = ?", [.integer(id.primaryKey)])
+            if !still.isEmpty { return false }
+        }
+        let q = SQLiteSchema.q
         for (_, storage) in schema.toManyStorage[id.entityName] ?? [:] {
             switch storage {
             case .joinTable(let table, let source, _, _):
-                try database.run("DELETE FROM \(table) WHERE \(source) = ?", [.integer(id.primaryKey)])
+                try database.run("DELETE FROM \(q(table)) WHERE \(q(source)) = ?", [.integer(id.primaryKey)])
             case .hiddenKey(let table, let column):
-                try database.run("UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?", [.integer(id.primaryKey)])
+                try database.run(
+                    "UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?", [.integer(id.primaryKey)])
             case .inverseKey:
                 break
             }
         }
+        return true
     }
 }

@@ -1,6 +1,6 @@
 import CSQLite
 public import Foundation
-import ModelFiles
+public import ModelFiles
 public import ObjectGraph
 
 /// Core Data's SQLite store (`NSSQLiteStoreType`) on libsqlite3, with Apple's schema: stores from iOS and macOS
@@ -8,8 +8,8 @@ public import ObjectGraph
 /// (the rest in memory on the narrowed rows), objects arrive as faults, to-many relationships fault separately,
 /// and each save is one transaction with `Z_OPT` optimistic locking.
 ///
-/// A store opened read-only is read from a private copy (with its `-wal` file), so nothing is ever created or
-/// changed next to the original.
+/// A store opened read-only is opened with SQLite's read-only modes, so nothing is ever created or changed next to
+/// the original (see ``ReadOnlyOpening``).
 ///
 /// `@unchecked Sendable`: the connection and caches are only used under the coordinator's lock.
 public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
@@ -26,6 +26,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     var schema: SQLiteSchema!
     var model: ManagedObjectModel!
     private var isNew: Bool
+    /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
+    /// than replace the app's metadata keys with ours.
+    public private(set) var metadataProblem: String?
+    /// Whether stored values that do not fit their attributes are kept raw (and reported) instead of failing.
+    let lenientValues: Bool
+    /// Values kept raw by a lenient read: where and why (at most 1,000 are listed).
+    public internal(set) var valueWarnings: [String] = []
 
     /// Registers the `"SQLite"` store type.
     public static func register() {
@@ -43,37 +50,47 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 recognizes: { url in SQLiteStoreFile.isSQLite(url) }))
     }
 
+    /// Opens (or, when writable and missing, creates) the store file. Nothing is read beyond the metadata until
+    /// the coordinator loads the store.
+    ///
+    /// A read-only store is opened with SQLite's read-only URI mode, so the file and its folder are left exactly as
+    /// they are (see ``ReadOnlyOpening`` for the one case that needs a private copy). The option `lenientValues` =
+    /// `YES` keeps stored values that do not fit their attributes raw (reported in ``valueWarnings``) instead of
+    /// failing the read.
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "a SQLite store needs a file URL") }
         self.description = description
-        let exists = FileManager.default.fileExists(atPath: url.path)
-        var path = url.path
-        var working: URL?
-        if description.isReadOnly {
-            guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "docutil-\(UUID().uuidString)")
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let copy = directory.appendingPathComponent("store.sqlite")
-                try FileManager.default.copyItem(at: url, to: copy)
-                if FileManager.default.fileExists(atPath: url.path + "-wal") {
-                    try FileManager.default.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
-                }
-                path = copy.path
-                working = directory
-            } catch {
-                throw StoreError(.io, path: url.path, "cannot copy the store to read it: \(error.localizedDescription)")
-            }
+        lenientValues = description.options["lenientValues"] == "YES"
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: url.path)
+        } catch {
+            throw StoreError(.io, path: url.path, error.message)
         }
-        workingDirectory = working
+        let exists = kind != .missing
+        if exists && kind != .regularFile {
+            throw StoreError(
+                .unsupported, path: url.path, "is \(kind.article), not a SQLite store file; it is not read")
+        }
         let name = url.deletingPathExtension().lastPathComponent
         externalDataDirectory = url.deletingLastPathComponent().appendingPathComponent(
             ".\(name)_SUPPORT/_EXTERNAL_DATA")
-        do {
-            database = try SQLiteDatabase(path: path, readOnly: false, create: !exists)
-        } catch {
-            throw StoreError(.io, path: url.path, error.description)
+        if description.isReadOnly {
+            guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
+            do {
+                (database, workingDirectory) = try ReadOnlyOpening.open(url.path)
+            } catch {
+                throw StoreError(
+                    error.code == .notFound ? .notFound : error.code == .io ? .io : .corrupt, path: url.path,
+                    error.message)
+            }
+        } else {
+            workingDirectory = nil
+            do {
+                database = try SQLiteDatabase(path: url.path, readOnly: false, create: !exists)
+            } catch {
+                throw StoreError(.io, path: url.path, error.description)
+            }
         }
         isNew = !exists
         if exists {
@@ -84,12 +101,24 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                         "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY)")
                 }
                 let rows = try database.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1")
-                guard let row = rows.first, case .text(let uuid) = row[0] else {
+                guard let row = rows.first, case .text(let uuid) = row[0], !uuid.isEmpty else {
                     throw StoreError(.corrupt, path: url.path, "Z_METADATA has no store UUID")
                 }
                 identifier = uuid
-                if case .blob(let plist) = row[1], let dictionary = try? PropertyList.read(plist).dictionary {
-                    metadata = dictionary.compactMapValues(\.metadataValue)
+                switch row.count > 1 ? row[1] : .null {
+                case .blob(let plist) where !plist.isEmpty:
+                    do throws(ModelFileError) {
+                        guard let dictionary = try PropertyList.read(plist).dictionary else {
+                            throw ModelFileError(.malformed, "the metadata is not a dictionary")
+                        }
+                        metadata = dictionary.compactMapValues(\.metadataValue)
+                    } catch {
+                        metadataProblem = "Z_METADATA.Z_PLIST cannot be read (\(error.message))"
+                    }
+                case .null, .blob:
+                    break
+                default:
+                    metadataProblem = "Z_METADATA.Z_PLIST is not a property list"
                 }
             } catch let error as StoreError {
                 throw error
@@ -105,11 +134,19 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     }
 
     deinit {
-        if let workingDirectory { try? FileManager.default.removeItem(at: workingDirectory) }
+        database.close()
+        if let workingDirectory { ScratchFolders.remove(workingDirectory) }
+    }
+
+    /// Closes the connection (statements finalized); the store can no longer be used. A read-only store's private
+    /// copy, if it needed one, is removed.
+    public func close() {
+        database.close()
+        if let workingDirectory { ScratchFolders.remove(workingDirectory) }
     }
 
     func storeError(_ error: SQLiteStoreError) -> StoreError {
-        StoreError(error.code == .notAStore ? .corrupt : .io, path: description.url?.path, error.message)
+        StoreError(error.storeErrorCode, path: description.url?.path, error.message)
     }
 
     // MARK: - Opening
@@ -118,7 +155,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         self.model = model
         do {
             if isNew {
-                schema = SQLiteSchema(model: model)
+                schema = try SQLiteSchema(model: model)
                 try createSchema()
                 isNew = false
             } else {
@@ -126,17 +163,26 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 for row in try database.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
                     if case .integer(let ent) = row[0], case .text(let name) = row[1] { numbers[name] = ent }
                 }
+                var seen: [Int64: String] = [:]
+                for (name, number) in numbers where model.entity(named: name) != nil {
+                    if let other = seen.updateValue(name, forKey: number) {
+                        throw StoreError(
+                            .corrupt, path: description.url?.path,
+                            "Z_PRIMARYKEY gives entities \(other) and \(name) the same number \(number)")
+                    }
+                }
                 let missing = model.entities.map(\.name).filter { numbers[$0] == nil }
                 if !missing.isEmpty {
                     throw StoreError(
                         .incompatibleModel, path: description.url?.path,
                         "the store has no entities \(missing.joined(separator: ", ")) of the model (Z_PRIMARYKEY)")
                 }
-                schema = SQLiteSchema(model: model, numbers: numbers)
+                schema = try SQLiteSchema(model: model, numbers: numbers)
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
                 }
+                try checkColumns()
             }
         } catch let error as StoreError {
             throw error
@@ -170,7 +216,59 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
+    /// Checks that every table has the columns the model needs, so that a store that does not match is refused
+    /// when it is opened (exit 65), rather than reading nil for what it lacks.
+    private func checkColumns() throws(StoreError) {
+        var found: [String: Set<String>] = [:]
+        func columns(_ table: String) throws(SQLiteStoreError) -> Set<String> {
+            if let known = found[table] { return known }
+            let names = Set(try database.columns(of: table))
+            found[table] = names
+            return names
+        }
+        do {
+            for (name, table) in schema.tables {
+                let existing = try columns(name)
+                for required in ["Z_PK", "Z_ENT"] where !existing.contains(required) {
+                    throw StoreError(.corrupt, path: description.url?.path, "table \(name) has no \(required) column")
+                }
+                _ = table
+            }
+            for entity in model.entities {
+                let table = schema.rawTable(of: entity.name)
+                let existing = try columns(table)
+                for (attribute, column) in schema.attributeColumns[entity.name] ?? [:] {
+                    let needed = column.members.isEmpty ? [column.column] : column.members.map(\.column)
+                    for name in needed where !existing.contains(name) {
+                        throw StoreError(
+                            .incompatibleModel, path: description.url?.path,
+                            "the store has no column \(name) for \(entity.name).\(attribute) (table \(table)): the model does not match the store"
+                        )
+                    }
+                }
+                for (relationship, column) in schema.toOneColumns[entity.name] ?? [:]
+                where !existing.contains(column.column) {
+                    throw StoreError(
+                        .incompatibleModel, path: description.url?.path,
+                        "the store has no column \(column.column) for \(entity.name).\(relationship) (table \(table)): the model does not match the store"
+                    )
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteStoreError {
+            throw storeError(error)
+        } catch {
+            throw StoreError(.io, path: description.url?.path, "\(error)")
+        }
+    }
+
     func writeMetadata() throws(SQLiteStoreError) {
+        if let metadataProblem {
+            throw SQLiteStoreError(
+                .malformed, path: description.url?.path ?? "",
+                "\(metadataProblem); not saving, so that the app's metadata is not replaced")
+        }
         var stored = StoreMetadata.standard(for: model, type: Self.typeName, uuid: identifier, previous: metadata)
         stored["_NSAutoVacuumLevel"] = .string("2")
         stored[Self.modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))

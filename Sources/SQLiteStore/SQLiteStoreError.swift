@@ -1,3 +1,5 @@
+public import ObjectGraph
+
 /// An error reading or writing a SQLite store. Keeps SQLite's result code when SQLite reported the failure.
 public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
@@ -21,6 +23,15 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         self.path = path
         self.message = message
         self.resultCode = resultCode
+    }
+
+    /// The coordinator-level code for this error: damaged or mismatched files are `corrupt`, the rest I/O.
+    public var storeErrorCode: StoreError.Code {
+        switch code {
+        case .notFound: .notFound
+        case .notAStore, .malformed: .corrupt
+        case .io: .io
+        }
     }
 
     public var description: String {

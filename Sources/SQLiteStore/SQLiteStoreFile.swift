@@ -3,10 +3,7 @@ public import ModelFiles
 import ObjectGraph
 
 /// Reads what a Core Data SQLite store says about itself — its metadata and the model it was written with — without
-/// modifying it.
-///
-/// The store (with its `-wal` file, if any) is copied to a private temporary directory and read there, so neither the
-/// file nor its directory changes, even for a WAL-mode store that SQLite would otherwise give side files.
+/// modifying it or copying it (it is opened read-only in place; see ``ReadOnlyOpening`` for the one exception).
 public struct SQLiteStoreFile: Sendable {
     /// The store's path.
     public var path: String
@@ -19,60 +16,70 @@ public struct SQLiteStoreFile: Sendable {
     /// Row counts by entity name (rows whose `Z_ENT` is exactly that entity).
     public var entityCounts: [String: Int]
 
-    /// Whether the file at `url` starts with the SQLite header.
+    /// Whether the file at `url` is a regular file that starts with the SQLite header (a FIFO or device is never
+    /// opened, so this never blocks).
     public static func isSQLite(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        guard (try? FileKind(path: url.path)) == .regularFile,
+            let handle = try? FileHandle(forReadingFrom: url)
+        else { return false }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         return header == Data("SQLite format 3\0".utf8)
     }
 
     /// Reads the store at `url`.
+    /// - Parameter counting: whether to count the objects of each entity (one `COUNT` per table; SQLite answers it
+    ///   from the smallest index or the table's leaf pages, never from large values stored on overflow pages).
     /// - Throws: ``SQLiteStoreError``: `notAStore` when the file is not SQLite or lacks Core Data's tables.
-    public init(url: URL) throws(SQLiteStoreError) {
+    public init(url: URL, counting: Bool = true) throws(SQLiteStoreError) {
         let path = url.path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw SQLiteStoreError(.notFound, path: path, "no such file")
-        }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let copy = scratch.appendingPathComponent("store.sqlite")
         do {
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: url, to: copy)
-            let wal = URL(fileURLWithPath: path + "-wal")
-            if FileManager.default.fileExists(atPath: wal.path) {
-                try FileManager.default.copyItem(at: wal, to: URL(fileURLWithPath: copy.path + "-wal"))
-            }
+            try FileKind.requireRegularFile(path)
         } catch {
-            throw SQLiteStoreError(.io, path: path, "cannot copy the store to read it: \(error.localizedDescription)")
+            throw SQLiteStoreError(error.code == .notFound ? .notFound : .io, path: path, error.message)
         }
-        let database = try SQLiteDatabase(path: copy.path, readOnly: false)
+        let (database, scratch) = try ReadOnlyOpening.open(path)
+        defer {
+            database.close()
+            if let scratch { ScratchFolders.remove(scratch) }
+        }
         do throws(SQLiteStoreError) {
             guard try database.hasTable("Z_METADATA"), try database.hasTable("Z_PRIMARYKEY") else {
                 throw SQLiteStoreError(
                     .notAStore, path: path,
                     "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY table)")
             }
-            let rows = try database.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA")
+            let rows = try database.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1")
             guard let row = rows.first else { throw SQLiteStoreError(.malformed, path: path, "Z_METADATA is empty") }
             if case .text(let u) = row[0] { uuid = u } else { uuid = nil }
-            if case .blob(let plist) = row[1], !plist.isEmpty {
+            switch row.count > 1 ? row[1] : .null {
+            case .blob(let plist) where !plist.isEmpty:
                 do {
-                    metadata = try PropertyList.read(plist).dictionary ?? [:]
-                } catch {
+                    guard let dictionary = try PropertyList.read(plist).dictionary else {
+                        throw SQLiteStoreError(.malformed, path: path, "Z_METADATA.Z_PLIST is not a dictionary")
+                    }
+                    metadata = dictionary
+                } catch let error as SQLiteStoreError {
+                    throw error
+                } catch let error as ModelFileError {
                     throw SQLiteStoreError(.malformed, path: path, "Z_METADATA.Z_PLIST: \(error.description)")
+                } catch {
+                    throw SQLiteStoreError(.malformed, path: path, "Z_METADATA.Z_PLIST: \(error)")
                 }
-            } else {
+            case .null, .blob:
                 metadata = [:]
+            default:
+                throw SQLiteStoreError(.malformed, path: path, "Z_METADATA.Z_PLIST is not a property list")
             }
             modelCache = nil
-            if try database.hasTable("Z_MODELCACHE"),
-                case .blob(let blob)? = try database.query("SELECT Z_CONTENT FROM Z_MODELCACHE").first?.first
-            {
-                modelCache = blob
+            if try database.hasTable("Z_MODELCACHE") {
+                switch try database.query("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1").first?.first {
+                case .blob(let blob)?: modelCache = blob
+                case .null?, nil: break
+                default: throw SQLiteStoreError(.malformed, path: path, "Z_MODELCACHE.Z_CONTENT is not a blob")
+                }
             }
-            entityCounts = try Self.countRows(database)
+            entityCounts = counting ? try Self.countRows(database) : [:]
         } catch {
             throw SQLiteStoreError(error.code, path: path, error.message, resultCode: error.resultCode)
         }
@@ -91,15 +98,23 @@ public struct SQLiteStoreFile: Sendable {
             if case .integer(let parent) = row[2], parent != 0 { parents[ent] = parent }
         }
         var counts = names.values.reduce(into: [String: Int]()) { $0[$1] = 0 }
-        let roots = Set(names.keys.filter { parents[$0] == nil })
+        // Roots: entities without a parent, and those whose parent is unknown (their rows live in their own table).
+        let roots = Set(names.keys.filter { parents[$0].map { names[$0] == nil } ?? true })
         for root in roots {
             guard let name = names[root] else { continue }
             let table = "Z" + name.uppercased()
             guard try database.hasTable(table) else { continue }
-            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let quoted = SQLiteDatabase.quote(table)
+            if !parents.values.contains(root) {
+                // A hierarchy of one entity: SQLite counts from the smallest index, without reading rows.
+                if case .integer(let count)? = try database.query("SELECT COUNT(*) FROM \(quoted)").first?.first {
+                    counts[name] = Int(clamping: count)
+                }
+                continue
+            }
             for row in try database.query("SELECT Z_ENT, COUNT(*) FROM \(quoted) GROUP BY Z_ENT") {
                 if case .integer(let ent) = row[0], case .integer(let count) = row[1], let entity = names[ent] {
-                    counts[entity] = Int(count)
+                    counts[entity] = Int(clamping: count)
                 }
             }
         }

@@ -4,6 +4,11 @@ import ObjectGraph
 /// How attribute values are stored in SQLite columns: integers and booleans as INTEGER, dates as REAL seconds since
 /// 2001, UUIDs as 16-byte BLOBs, URIs as TEXT, decimals as their text (NUMERIC affinity may store them as REAL).
 enum SQLiteValueCoding {
+    /// Why a column value is not a value of its attribute's type (SQLite's columns take any value).
+    struct Mismatch: Error {
+        let reason: String
+    }
+
     static func encode(_ value: AttributeValue, external: Bool = false) -> SQLiteValue {
         switch value {
         case .null, .composite: return .null
@@ -24,47 +29,127 @@ enum SQLiteValueCoding {
         }
     }
 
+    /// A column value as it is, for a lenient read that keeps what does not fit.
+    static func raw(_ value: SQLiteValue) -> AttributeValue {
+        switch value {
+        case .null: .null
+        case .integer(let v): .integer64(v)
+        case .real(let v): .double(v)
+        case .text(let s): .string(s)
+        case .blob(let d): .binary(d)
+        }
+    }
+
     /// The attribute value of a column; `externalDirectory` holds files of externally stored binary values.
+    /// - Throws: ``Mismatch`` when the stored value is not a value of `type` (text in an Integer column, a number
+    ///   out of range, a missing external file): it is never read as nil.
     static func decode(_ value: SQLiteValue, as type: AttributeType, external: Bool, externalDirectory: URL?)
-        -> AttributeValue
+        throws(Mismatch) -> AttributeValue
     {
+        func mismatch(_ what: String) -> Mismatch {
+            Mismatch(reason: "the stored \(describe(value)) is not \(what)")
+        }
         switch (value, type) {
         case (.null, _): return .null
-        case (.integer(let v), .integer16): return Int16(exactly: v).map { .integer16($0) } ?? .integer64(v)
-        case (.integer(let v), .integer32): return Int32(exactly: v).map { .integer32($0) } ?? .integer64(v)
+        case (.integer(let v), .integer16):
+            guard let small = Int16(exactly: v) else { throw mismatch("in the range of Integer 16") }
+            return .integer16(small)
+        case (.integer(let v), .integer32):
+            guard let small = Int32(exactly: v) else { throw mismatch("in the range of Integer 32") }
+            return .integer32(small)
         case (.integer(let v), .integer64): return .integer64(v)
         case (.real(let v), .integer16), (.real(let v), .integer32), (.real(let v), .integer64):
-            return (try? AttributeValue.double(v).converted(to: type)) ?? .null
-        case (.integer(let v), .boolean): return .boolean(v != 0)
-        case (.integer(let v), .double): return .double(Double(v))
+            do {
+                return try AttributeValue.double(v).converted(to: type)
+            } catch {
+                throw mismatch("a whole number in the range of \(type.xcodeName)")
+            }
+        case (.integer(let v), .boolean):
+            guard v == 0 || v == 1 else { throw mismatch("a boolean (0 or 1)") }
+            return .boolean(v == 1)
+        case (.integer(let v), .double):
+            guard let d = Double(exactly: v) else { throw mismatch("exactly representable as a Double") }
+            return .double(d)
         case (.real(let v), .double): return .double(v)
-        case (.integer(let v), .float): return .float(Float(v))
-        case (.real(let v), .float): return .float(Float(v))
+        case (.integer(let v), .float):
+            guard let f = Float(exactly: v) else { throw mismatch("exactly representable as a Float") }
+            return .float(f)
+        case (.real(let v), .float):
+            // Core Data stores a Float as the REAL of exactly that Float; anything else would be rounded.
+            let f = Float(v)
+            guard Double(f) == v || v.isNaN else { throw mismatch("exactly representable as a Float") }
+            return .float(f)
         case (.integer(let v), .date): return .date(Date(timeIntervalSinceReferenceDate: Double(v)))
         case (.real(let v), .date): return .date(Date(timeIntervalSinceReferenceDate: v))
         case (.integer(let v), .decimal): return .decimal(Decimal(v))
-        case (.real(let v), .decimal): return (try? AttributeValue(parsing: "\(v)", as: .decimal)) ?? .null
-        case (.text(let s), .decimal): return (try? AttributeValue(parsing: s, as: .decimal)) ?? .null
+        case (.real(let v), .decimal):
+            guard v.isFinite, let d = try? AttributeValue(parsing: "\(v)", as: .decimal) else {
+                throw mismatch("a finite decimal number")
+            }
+            return d
+        case (.text(let s), .decimal):
+            do {
+                return try AttributeValue(parsing: s, as: .decimal)
+            } catch {
+                throw mismatch("a decimal number")
+            }
         case (.text(let s), .string): return .string(s)
-        case (.text(let s), .uri): return URL(string: s).map { .uri($0) } ?? .null
-        case (.text(let s), .objectID): return URL(string: s).map { .objectID($0) } ?? .null
-        case (.blob(let d), .uuid) where d.count == 16: return .uuid(UUID(bytes: d))
-        case (.text(let s), .uuid): return UUID(uuidString: s).map { .uuid($0) } ?? .null
+        case (.text(let s), .uri):
+            guard let url = URL(string: s), !s.isEmpty else { throw mismatch("a URL") }
+            return .uri(url)
+        case (.text(let s), .objectID):
+            guard let url = URL(string: s), url.scheme == "x-coredata" else { throw mismatch("an object ID URI") }
+            return .objectID(url)
+        case (.blob(let d), .uuid):
+            guard d.count == 16 else { throw mismatch("a UUID (16 bytes)") }
+            return .uuid(UUID(bytes: d))
+        case (.text(let s), .uuid):
+            guard let u = UUID(uuidString: s) else { throw mismatch("a UUID") }
+            return .uuid(u)
         case (.blob(let d), .binary), (.blob(let d), .transformable):
             var bytes = d
-            if external, let marker = d.first {
-                if marker == 1 {
+            if external {
+                guard let marker = d.first else { return type == .binary ? .binary(d) : .transformable(d) }
+                switch marker {
+                case 1:
                     bytes = d.dropFirst()
-                } else if marker == 2, let directory = externalDirectory {
+                case 2:
                     let name = String(decoding: d.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
-                    bytes = (try? Data(contentsOf: directory.appendingPathComponent(name))) ?? Data()
+                    guard let directory = externalDirectory else {
+                        throw Mismatch(reason: "external data without a folder")
+                    }
+                    guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+                        throw Mismatch(
+                            reason: "the external data reference '\(Diagnostics.quote(name))' is not a file name")
+                    }
+                    let file = directory.appendingPathComponent(name)
+                    do {
+                        bytes = try Data(contentsOf: file)
+                    } catch {
+                        throw Mismatch(
+                            reason: "its external data file \(file.path) cannot be read (\(error.localizedDescription))"
+                        )
+                    }
+                default:
+                    throw Mismatch(reason: "the external data marker \(marker) is unknown (1 = inline, 2 = a file)")
                 }
             }
             return type == .binary ? .binary(Data(bytes)) : .transformable(Data(bytes))
-        case (.text(let s), .binary): return .binary(Data(s.utf8))
-        case (.integer(let v), .string): return .string(String(v))
-        case (.real(let v), .string): return .string("\(v)")
-        default: return .null
+        case (.text(let s), .binary):
+            return .binary(Data(s.utf8))
+        case (.integer(let v), .string): throw mismatch("text (it is the number \(v))")
+        default:
+            throw mismatch("a \(type.xcodeName) value")
+        }
+    }
+
+    static func describe(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let v): "integer \(v)"
+        case .real(let v): "real \(v)"
+        case .text(let s): "text '\(Diagnostics.quote(s, limit: 60))'"
+        case .blob(let d): "blob of \(d.count) bytes"
         }
     }
 }

@@ -11,6 +11,11 @@ struct XMLStoreReader {
     func read(_ data: Data) throws(StoreError) -> RawXMLStore {
         guard !data.isEmpty else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
         guard data.count < Int32.max else { throw .xml(path, line: nil, "file too large for libxml2's reader") }
+        do {
+            try XMLSafety.checkProlog(data)
+        } catch {
+            throw StoreError(.corrupt, path: path.map { p in error.location.map { "\(p):\($0)" } ?? p }, error.message)
+        }
         docutil_xml_silence_errors()
         xmlResetLastError()
         let options = Int32(
@@ -59,7 +64,13 @@ struct XMLStoreReader {
                     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
                 throw .xml(path, line: Int(error.pointee.line), "XML: \(message)")
             }
-            if status == 1 { return true }
+            if status == 1 {
+                if xmlTextReaderNodeType(reader) == Int32(XML_READER_TYPE_ENTITY_REFERENCE.rawValue) {
+                    let name = xmlTextReaderConstName(reader).map { String(cString: $0) } ?? ""
+                    throw .xml(path, line: line, XMLSafety.entityReference(name, location: nil).message)
+                }
+                return true
+            }
             if status == 0 { return false }
             if let error = xmlGetLastError() {
                 let message =

@@ -23,8 +23,8 @@ enum LibraryDocument {
             try book.setValue(.uuid(UUID(uuidString: "00000000-0000-4000-8000-00000000000\(n + 1)")!), forKey: "id")
             try book.setValue(
                 .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400 - 1_000_000_000)), forKey: "published")
-            book.setObject(author, forKey: "author")
-            if title == "Dune" { book.setObject(friend, forKey: "borrower") }
+            try book.setObject(author, forKey: "author")
+            if title == "Dune" { try book.setObject(friend, forKey: "borrower") }
         }
         try context.save()
     }

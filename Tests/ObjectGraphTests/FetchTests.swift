@@ -18,7 +18,7 @@ struct FetchTests {
 
     private func names(_ result: FetchResult) -> [String] {
         guard case .objects(let objects) = result else { return [] }
-        return objects.map { $0.value(forKey: "name").string ?? "?" }
+        return objects.map { (try? $0.value(forKey: "name").string) ?? "?" }
     }
 
     @Test func filtersAndSorts() throws {
@@ -142,9 +142,9 @@ struct FetchTests {
         let missing = try #require(throws: ObjectPredicateError.self) {
             try model.fetchRequest(fromTemplate: "Earners")
         }
-        #expect(missing.code == .missingVariable && missing.message.contains("$floor"))
+        #expect(try missing.code == .missingVariable && missing.message.contains("$floor"))
         let unknown = try #require(throws: ObjectPredicateError.self) { try model.fetchRequest(fromTemplate: "Nope") }
-        #expect(unknown.code == .unknownTemplate && unknown.message.contains("Earners"))
+        #expect(try unknown.code == .unknownTemplate && unknown.message.contains("Earners"))
         let broken = try #require(throws: ObjectPredicateError.self) { try model.fetchRequest(fromTemplate: "Broken") }
         #expect(broken.code == .syntaxError)
     }

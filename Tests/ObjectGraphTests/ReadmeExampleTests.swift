@@ -24,7 +24,7 @@ struct ReadmeExampleTests {
                     RelationshipDescription(name: "books", destination: "Book", inverse: "borrower", toMany: true)
                 ]),
         ])
-        #expect(XcodeModelWriter.contents(of: library).contains("<entity name=\"Book\""))
+        #expect(try XcodeModelWriter.contents(of: library).contains("<entity name=\"Book\""))
 
         let adults = try ObjectPredicate(format: "age >= %d AND ANY friends.name BEGINSWITH[cd] %@", 18, "bo")
         let row: PredicateValue = .dictionary([
@@ -39,12 +39,12 @@ struct ReadmeExampleTests {
         let book = try context.insertNewObject(forEntityName: "Book")
         try book.setValue(.string("Dune"), forKey: "title")
         let friend = try context.insertNewObject(forEntityName: "Friend")
-        book.setObject(friend, forKey: "borrower")
+        try book.setObject(friend, forKey: "borrower")
         context.processPendingChanges()
         try context.save()
         let lent = try context.fetch(
             FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "borrower != nil")))
         #expect(lent.first === book)
-        #expect(friend.objects(forKey: "books").first === book)
+        #expect(try friend.objects(forKey: "books").first === book)
     }
 }

@@ -25,14 +25,14 @@ struct BatchFaultingTests {
         let employees = try context.fetch(request)
         #expect(employees.count == 25)
         #expect(employees.allSatisfy { $0.isFault })
-        #expect(employees[0].attributeValue(forKey: "name") == .string("E00"))
+        #expect(try employees[0].attributeValue(forKey: "name") == .string("E00"))
         #expect(employees[0..<10].allSatisfy { !$0.isFault })
         #expect(employees[10...].allSatisfy { $0.isFault })
-        #expect(employees[12].attributeValue(forKey: "name") == .string("E12"))
+        #expect(try employees[12].attributeValue(forKey: "name") == .string("E12"))
         #expect(employees[10..<20].allSatisfy { !$0.isFault })
         #expect(employees[20...].allSatisfy { $0.isFault })
         #expect(
-            employees.map { $0.attributeValue(forKey: "name").stringValue ?? "" }
+            try try employees.map { try $0.attributeValue(forKey: "name").stringValue ?? "" }
                 == (0..<25).map { String(format: "E%02d", $0) })
     }
 
@@ -41,13 +41,13 @@ struct BatchFaultingTests {
         let plain = ManagedObjectContext(coordinator: coordinator)
         let withoutPrefetch = try plain.fetch(FetchRequest(entityName: "Department"))
         #expect(withoutPrefetch.count == 1)
-        #expect(withoutPrefetch[0].objects(forKey: "employees").allSatisfy { $0.isFault })
+        #expect(try withoutPrefetch[0].objects(forKey: "employees").allSatisfy { $0.isFault })
 
         let context = ManagedObjectContext(coordinator: coordinator)
         var request = FetchRequest(entityName: "Department")
         request.relationshipKeyPathsForPrefetching = ["employees", "employees.department"]
         let departments = try context.fetch(request)
-        let employees = departments[0].objects(forKey: "employees")
+        let employees = try departments[0].objects(forKey: "employees")
         #expect(employees.count == 25)
         #expect(employees.allSatisfy { !$0.isFault })
 
@@ -55,6 +55,6 @@ struct BatchFaultingTests {
         back.relationshipKeyPathsForPrefetching = ["department"]
         let other = ManagedObjectContext(coordinator: coordinator)
         let fetched = try other.fetch(back)
-        #expect(fetched.first?.object(forKey: "department")?.isFault == false)
+        #expect(try fetched.first?.object(forKey: "department")?.isFault == false)
     }
 }

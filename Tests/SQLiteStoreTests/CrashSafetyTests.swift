@@ -18,7 +18,7 @@ struct CrashSafetyTests {
         try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
         let context = ManagedObjectContext(coordinator: coordinator)
         return try context.fetch(FetchRequest(entityName: "Counter")).map {
-            $0.attributeValue(forKey: "round").int64Value ?? -1
+            try $0.attributeValue(forKey: "round").int64Value ?? -1
         }
     }
 

@@ -28,8 +28,8 @@ struct ExternalDataTests {
         let context = ManagedObjectContext(coordinator: coordinator)
         var result: [String: Data] = [:]
         for photo in try context.fetch(FetchRequest(entityName: "Photo")) {
-            if case .binary(let data) = photo.attributeValue(forKey: "image"),
-                let name = photo.attributeValue(forKey: "name").stringValue
+            if case .binary(let data) = try photo.attributeValue(forKey: "image"),
+                let name = try photo.attributeValue(forKey: "name").stringValue
             {
                 result[name] = data
             }

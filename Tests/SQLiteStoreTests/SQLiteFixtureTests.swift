@@ -52,14 +52,15 @@ struct SQLiteFixtureTests {
             request.includesSubentities = false
             for object in try document.context.fetch(request) {
                 objects += 1
-                for attribute in object.entity.attributes where !object.attributeValue(forKey: attribute.name).isNull {
+                for attribute in object.entity.attributes
+                where try !object.attributeValue(forKey: attribute.name).isNull {
                     values += 1
                 }
                 for relationship in object.entity.relationships {
                     if relationship.isToMany {
-                        _ = object.objects(forKey: relationship.name)
+                        _ = try object.objects(forKey: relationship.name)
                     } else {
-                        _ = object.object(forKey: relationship.name)
+                        _ = try object.object(forKey: relationship.name)
                     }
                 }
             }
@@ -112,11 +113,12 @@ struct SQLiteFixtureTests {
             for object in try context.fetch(request) {
                 var parts = [entity.name]
                 for a in object.entity.attributes {
-                    parts.append("\(a.name)=\(object.attributeValue(forKey: a.name).debugText)")
+                    parts.append("\(a.name)=\(try object.attributeValue(forKey: a.name).debugText)")
                 }
                 for r in object.entity.relationships {
                     let destinations =
-                        r.isToMany ? object.objects(forKey: r.name) : object.object(forKey: r.name).map { [$0] } ?? []
+                        r.isToMany
+                        ? try object.objects(forKey: r.name) : try object.object(forKey: r.name).map { [$0] } ?? []
                     parts.append("\(r.name)=\(destinations.count)")
                 }
                 lines.append(parts.joined(separator: " "))

@@ -40,7 +40,9 @@ func scalar(_ url: URL, _ sql: String) throws -> Int64 {
 /// Normalises a CREATE statement: spacing, the semicolon, and digit suffixes that only tell repeated join-column
 /// names apart (Apple numbers them in an order no file records).
 func normalized(_ sql: String) -> String {
-    var s = sql.replacingOccurrences(of: ";", with: "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    // Quoting is lexical: ours quotes every identifier, Apple's quotes none.
+    var s = sql.replacingOccurrences(of: ";", with: "").replacingOccurrences(of: "\"", with: "")
+        .split(whereSeparator: \.isWhitespace).joined(separator: " ")
     s = s.replacingOccurrences(of: "( ", with: "(").replacingOccurrences(of: " )", with: ")")
     if let regex = try? NSRegularExpression(pattern: "(Z_[0-9]+[A-Z]+)[0-9]+(?=\\b|_INDEX)") {
         s = regex.stringByReplacingMatches(in: s, range: NSRange(s.startIndex..., in: s), withTemplate: "$1")

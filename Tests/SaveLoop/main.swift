@@ -15,7 +15,7 @@ do {
     try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: URL(fileURLWithPath: CommandLine.arguments[1]))
     let context = ManagedObjectContext(coordinator: coordinator)
     let counters = try context.fetch(FetchRequest(entityName: "Counter"))
-    var round = counters.first?.attributeValue(forKey: "round").int64Value ?? 0
+    var round = try counters.first?.attributeValue(forKey: "round").int64Value ?? 0
     while true {
         round += 1
         for counter in counters {

@@ -84,37 +84,38 @@ public enum Catalog {
             for (key, value) in values(i) { try item.setValue(value, forKey: key) }
             try item.setValue(.string("not stored"), forKey: "scratch")
             if i % 5 == 4 { try item.setValue(.string("because \(i)"), forKey: "reason") }
-            if i % 4 != 3 { item.setObject(owners[i % 3], forKey: "owner") }
+            if i % 4 != 3 { try item.setObject(owners[i % 3], forKey: "owner") }
             for t in 0..<(i % 3) { try item.mutableObjects(forKey: "tags").add(tags[(i + t) % 4]) }
-            if let previous = items.last { item.setObject(previous, forKey: "seeAlso") }
+            if let previous = items.last { try item.setObject(previous, forKey: "seeAlso") }
             items.append(item)
         }
         // Ordered parts: item 0 holds items 3, 1, 2 in that order.
         let parts = try items[0].mutableObjects(forKey: "parts")
-        for i in [3, 1, 2] where i < items.count { parts.add(items[i]) }
+        for i in [3, 1, 2] where i < items.count { try parts.add(items[i]) }
     }
 
     /// A description of the whole graph that does not depend on keys or store UUIDs: every object's entity,
     /// stored values and relationships (by the destinations' names), sorted.
     public static func describe(_ context: ManagedObjectContext) throws -> [String] {
         var lines: [String] = []
-        func label(_ object: ManagedObject) -> String {
-            "\(object.entity.name):\(object.attributeValue(forKey: "name").stringValue ?? object.attributeValue(forKey: "label").stringValue ?? "?")"
+        func label(_ object: ManagedObject) throws -> String {
+            let name = object.entity.attributeSlot(named: "name") != nil ? "name" : "label"
+            return "\(object.entity.name):\(try object.attributeValue(forKey: name).stringValue ?? "?")"
         }
         for entity in ["Item", "Owner", "Tag"] {
             for object in try context.fetch(FetchRequest(entityName: entity)) {
-                var parts = [label(object)]
+                var parts = [try label(object)]
                 for attribute in object.entity.attributes where !attribute.isTransient {
-                    parts.append("\(attribute.name)=\(object.attributeValue(forKey: attribute.name).debugText)")
+                    parts.append("\(attribute.name)=\(try object.attributeValue(forKey: attribute.name).debugText)")
                 }
                 for relationship in object.entity.relationships {
                     if relationship.isToMany {
-                        var names = object.objects(forKey: relationship.name).map(label)
+                        var names = try object.objects(forKey: relationship.name).map(label)
                         if !relationship.isOrdered { names.sort() }
                         parts.append("\(relationship.name)=[\(names.joined(separator: ","))]")
                     } else {
                         parts.append(
-                            "\(relationship.name)=\(object.object(forKey: relationship.name).map(label) ?? "nil")")
+                            "\(relationship.name)=\(try object.object(forKey: relationship.name).map(label) ?? "nil")")
                     }
                 }
                 lines.append(parts.joined(separator: " "))

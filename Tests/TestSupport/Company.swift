@@ -53,13 +53,13 @@ public enum Company {
         for person in staff {
             let employee = try context.insertNewObject(forEntityName: "Employee")
             try employee.setValue(.string(person), forKey: "name")
-            employee.setObject(department, forKey: "department")
+            try employee.setObject(department, forKey: "department")
         }
         return department
     }
 
     public static func names(_ context: ManagedObjectContext, _ entity: String) throws -> [String] {
         try context.fetch(FetchRequest(entityName: entity, sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
-            .map { $0.attributeValue(forKey: "name").stringValue ?? "?" }
+            .map { try $0.attributeValue(forKey: "name").stringValue ?? "?" }
     }
 }

@@ -67,9 +67,25 @@ public final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
     }
 
     public func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
-        Commit { [self] in
-            for snapshot in request.inserted + request.updated { rows[snapshot.objectID] = snapshot }
-            for id in request.deleted { rows[id] = nil }
+        var conflicts: [SaveConflict] = []
+        for update in request.updated where rows[update.snapshot.objectID]?.version != update.expectedVersion {
+            conflicts.append(
+                SaveConflict(
+                    objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion,
+                    storedSnapshot: rows[update.snapshot.objectID]))
+        }
+        for deletion in request.deleted {
+            if let row = rows[deletion.objectID], row.version != deletion.expectedVersion {
+                conflicts.append(
+                    SaveConflict(
+                        objectID: deletion.objectID, expectedVersion: deletion.expectedVersion, storedSnapshot: row))
+            }
+        }
+        if !conflicts.isEmpty { throw StoreError(.conflict, "changed since read", conflicts: conflicts) }
+        return Commit { [self] in
+            for snapshot in request.inserted { rows[snapshot.objectID] = snapshot }
+            for update in request.updated { rows[update.snapshot.objectID]?.apply(update) }
+            for deletion in request.deleted { rows[deletion.objectID] = nil }
         }
     }
 
@@ -87,7 +103,7 @@ public final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
             self.snapshot = snapshot
             self.lookup = lookup
         }
-        func predicateValue(forKey key: String) -> PredicateValue {
+        func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
             if let value = snapshot.attributes[key] { return PredicateValue(value) }
             if let id = snapshot.toOne[key] {
                 return id.flatMap(lookup).map { .object(RowView(snapshot: $0, lookup: lookup)) } ?? .null

@@ -41,7 +41,8 @@ enum JSONValue: Equatable {
             if d.isFinite {
                 out += d == d.rounded() && abs(d) < 1e15 ? String(format: "%.1f", d) : "\(d)"
             } else {
-                out += "null"
+                // JSON has no NaN or infinities; never null, which would read as "no value".
+                Self.writeString(d.isNaN ? "NaN" : d > 0 ? "Infinity" : "-Infinity", to: &out)
             }
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let items):

@@ -17,8 +17,9 @@ enum ObjectOutput {
         (object.entity.attributes.filter { !$0.isTransient }, object.entity.relationships.filter { !$0.isTransient })
     }
 
-    static func destinations(_ object: ManagedObject, _ relationship: RelationshipDescription) -> [ManagedObject] {
-        let objects = object.objects(forKey: relationship.name)
+    static func destinations(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject]
+    {
+        let objects = try object.objects(forKey: relationship.name)
         return relationship.isOrdered
             ? objects
             : objects.sorted {
@@ -26,15 +27,23 @@ enum ObjectOutput {
             }
     }
 
+    /// JSON has no NaN or infinities: they are written as the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (as
+    /// JavaScript's `Number()` and most JSON libraries read them), never as null, which means nil.
+    static func nonFinite(_ v: Double) -> JSONValue {
+        .string(v.isNaN ? "NaN" : v > 0 ? "Infinity" : "-Infinity")
+    }
+
     static func json(_ value: AttributeValue) -> JSONValue {
         switch value {
-        case .null, .composite: .null
+        case .null: .null
+        case .composite(let members):
+            .object(members.keys.sorted().map { ($0, json(members[$0] ?? .null)) })
         case .integer16(let v): .int(Int64(v))
         case .integer32(let v): .int(Int64(v))
         case .integer64(let v): .int(v)
         case .decimal: .string(value.literalText)
-        case .double(let v): v.isFinite ? .double(v) : .string("\(v)")
-        case .float(let v): v.isFinite ? .double(Double(v)) : .string("\(v)")
+        case .double(let v): v.isFinite ? .double(v) : nonFinite(v)
+        case .float(let v): v.isFinite ? .double(Double(v)) : nonFinite(Double(v))
         case .string(let s): .string(s)
         case .boolean(let b): .bool(b)
         case .date(let d): .string(ISO8601.string(d))
@@ -44,18 +53,18 @@ enum ObjectOutput {
         }
     }
 
-    static func json(_ object: ManagedObject) -> JSONValue {
+    static func json(_ object: ManagedObject) throws -> JSONValue {
         let (attributes, relationships) = properties(object)
         var values: [(String, JSONValue)] = []
         for attribute in attributes {
-            values.append((attribute.name, json(object.attributeValue(forKey: attribute.name))))
+            values.append((attribute.name, json(try object.attributeValue(forKey: attribute.name))))
         }
         for relationship in relationships {
             if relationship.isToMany {
-                let uris = destinations(object, relationship).map { JSONValue.string($0.objectID.description) }
+                let uris = try destinations(object, relationship).map { JSONValue.string($0.objectID.description) }
                 values.append((relationship.name, .array(uris)))
             } else {
-                let uri = object.object(forKey: relationship.name).map { JSONValue.string($0.objectID.description) }
+                let uri = try object.object(forKey: relationship.name).map { JSONValue.string($0.objectID.description) }
                 values.append((relationship.name, uri ?? .null))
             }
         }
@@ -69,6 +78,8 @@ enum ObjectOutput {
     static func text(_ value: AttributeValue) -> String {
         switch value {
         case .null: "nil"
+        case .composite(let members):
+            "{" + members.keys.sorted().map { "\($0) = \(text(members[$0] ?? .null))" }.joined(separator: ", ") + "}"
         case .string(let s): "\"\(s.replacingOccurrences(of: "\n", with: "\\n"))\""
         case .date(let d): ISO8601.string(d)
         case .binary(let d), .transformable(let d): "<\(d.count) bytes>"
@@ -76,19 +87,19 @@ enum ObjectOutput {
         }
     }
 
-    static func text(_ object: ManagedObject) -> String {
+    static func text(_ object: ManagedObject) throws -> String {
         var out = "\(object.entity.name) \(object.objectID)\n"
         let (attributes, relationships) = properties(object)
         for attribute in attributes.sorted(by: { $0.name < $1.name }) {
-            out += "  \(attribute.name) = \(text(object.attributeValue(forKey: attribute.name)))\n"
+            out += "  \(attribute.name) = \(text(try object.attributeValue(forKey: attribute.name)))\n"
         }
         for relationship in relationships.sorted(by: { $0.name < $1.name }) {
             if relationship.isToMany {
-                let ids = destinations(object, relationship).map(\.objectID.description)
+                let ids = try destinations(object, relationship).map(\.objectID.description)
                 out += "  \(relationship.name) -> [\(ids.joined(separator: ", "))]\n"
             } else {
-                out +=
-                    "  \(relationship.name) -> \(object.object(forKey: relationship.name)?.objectID.description ?? "nil")\n"
+                let destination = try object.object(forKey: relationship.name)
+                out += "  \(relationship.name) -> \(destination?.objectID.description ?? "nil")\n"
             }
         }
         return out
@@ -111,23 +122,27 @@ enum ObjectOutput {
     }
 
     /// One CSV record: to-many relationships list URIs separated by spaces; nil is an empty field.
-    static func csvRow(_ object: ManagedObject, columns: [String]) -> String {
+    static func csvRow(_ object: ManagedObject, columns: [String]) throws -> String {
         var fields = [object.entity.name, object.objectID.description]
         for column in columns {
             if object.entity.attributeSlot(named: column) != nil {
-                let value = object.attributeValue(forKey: column)
+                let value = try object.attributeValue(forKey: column)
                 switch value {
                 case .null: fields.append("")
                 case .date(let d): fields.append(ISO8601.string(d))
                 case .binary(let d), .transformable(let d): fields.append(d.base64EncodedString())
+                case .double(let d) where !d.isFinite: fields.append(d.isNaN ? "NaN" : d > 0 ? "Infinity" : "-Infinity")
+                case .float(let f) where !f.isFinite: fields.append(f.isNaN ? "NaN" : f > 0 ? "Infinity" : "-Infinity")
+                case .composite: fields.append(json(value).serialized(compact: true))
                 default: fields.append(value.literalText)
                 }
             } else if let slot = object.entity.relationshipSlot(named: column) {
                 let relationship = object.entity.relationships[slot]
                 if relationship.isToMany {
-                    fields.append(destinations(object, relationship).map(\.objectID.description).joined(separator: " "))
+                    fields.append(
+                        try destinations(object, relationship).map(\.objectID.description).joined(separator: " "))
                 } else {
-                    fields.append(object.object(forKey: column)?.objectID.description ?? "")
+                    fields.append(try object.object(forKey: column)?.objectID.description ?? "")
                 }
             } else {
                 fields.append("")
@@ -137,10 +152,11 @@ enum ObjectOutput {
     }
 
     /// All of `objects` in one string.
-    static func render(_ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel) -> String {
+    static func render(_ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel) throws -> String
+    {
         var stream = ObjectStream(
             format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))
-        return stream.begin() + stream.write(objects) + stream.end()
+        return stream.begin() + (try stream.write(objects)) + stream.end()
     }
 }
 
@@ -164,13 +180,14 @@ struct ObjectStream {
         }
     }
 
-    mutating func write(_ objects: [ManagedObject]) -> String {
+    mutating func write(_ objects: [ManagedObject]) throws -> String {
         var out = ""
         for object in objects {
             switch format {
-            case .json: out += (count == 0 ? "\n    " : ",\n    ") + ObjectOutput.json(object).serialized(indent: 2)
-            case .csv: out += ObjectOutput.csvRow(object, columns: csvColumns)
-            case .text: out += ObjectOutput.text(object)
+            case .json:
+                out += (count == 0 ? "\n    " : ",\n    ") + (try ObjectOutput.json(object)).serialized(indent: 2)
+            case .csv: out += try ObjectOutput.csvRow(object, columns: csvColumns)
+            case .text: out += try ObjectOutput.text(object)
             }
             count += 1
         }

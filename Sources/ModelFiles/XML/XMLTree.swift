@@ -30,6 +30,7 @@ struct XMLElement: Sendable {
     static func parse(_ data: Data) throws(ModelFileError) -> XMLElement {
         guard !data.isEmpty else { throw ModelFileError(.malformed, "empty file") }
         guard data.count < Int32.max else { throw ModelFileError(.malformed, "file too large for an XML model") }
+        try XMLSafety.checkProlog(data)
         docutil_xml_silence_errors()
         xmlResetLastError()
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
@@ -52,14 +53,29 @@ struct XMLElement: Sendable {
         guard let root = xmlDocGetRootElement(document) else {
             throw ModelFileError(.malformed, "XML: no root element")
         }
-        return convert(root, depth: 0)
+        return try convert(root, depth: 0)
     }
 
-    private static func convert(_ node: xmlNodePtr, depth: Int) -> XMLElement {
+    /// The deepest element nesting read (libxml2 refuses more than 256 levels anyway without XML_PARSE_HUGE).
+    static let maximumDepth = 256
+
+    private static func convert(_ node: xmlNodePtr, depth: Int) throws(ModelFileError) -> XMLElement {
+        guard depth < maximumDepth else {
+            throw ModelFileError(
+                .malformed, location: "\(xmlGetLineNo(node))", "XML: elements nested deeper than \(maximumDepth) levels"
+            )
+        }
         var element = XMLElement(
             name: string(node.pointee.name), attributes: [], children: [], text: "", line: Int(xmlGetLineNo(node)))
         var attribute = node.pointee.properties
         while let a = attribute {
+            var part = a.pointee.children
+            while let p = part {
+                if p.pointee.type == XML_ENTITY_REF_NODE {
+                    throw XMLSafety.entityReference(string(p.pointee.name), location: "\(xmlGetLineNo(node))")
+                }
+                part = p.pointee.next
+            }
             var value = ""
             if let content = xmlNodeListGetString(node.pointee.doc, a.pointee.children, 1) {
                 value = String(cString: content)
@@ -72,10 +88,11 @@ struct XMLElement: Sendable {
         while let c = child {
             switch c.pointee.type {
             case XML_ELEMENT_NODE:
-                // libxml2 itself refuses documents nested deeper than 256 levels without XML_PARSE_HUGE.
-                element.children.append(convert(c, depth: depth + 1))
+                element.children.append(try convert(c, depth: depth + 1))
             case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                 if let content = c.pointee.content { element.text += String(cString: content) }
+            case XML_ENTITY_REF_NODE:
+                throw XMLSafety.entityReference(string(c.pointee.name), location: "\(xmlGetLineNo(c))")
             default:
                 break
             }

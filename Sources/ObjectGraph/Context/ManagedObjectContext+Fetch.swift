@@ -5,7 +5,13 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws(ContextError) -> [ManagedObject] {
         if request.includesPendingChanges { processPendingChanges() }
         guard model.entity(named: request.entityName) != nil else {
-            throw .object(ObjectGraphError(.unknownEntity, "the model has no entity '\(request.entityName)'"))
+            throw .object(
+                ObjectGraphError(.unknownEntity, "the model has no entity '\(Diagnostics.quote(request.entityName))'"))
+        }
+        do {
+            try model.validateKeyPaths(of: request)
+        } catch {
+            throw .predicate(error)
         }
         var results: [ManagedObject] = []
         if (request.returnsObjectsAsFaults && !request.includesPropertyValues) || request.fetchBatchSize > 0 {
@@ -16,7 +22,11 @@ extension ManagedObjectContext {
             } catch {
                 throw .store(error)
             }
-            results = ids.map { self.object(with: $0) }
+            do {
+                results = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
+            } catch {
+                throw .object(error)
+            }
         } else {
             let snapshots: [ObjectSnapshot]
             do {
@@ -25,13 +35,17 @@ extension ManagedObjectContext {
                 throw .store(error)
             }
             results.reserveCapacity(snapshots.count)
-            for snapshot in snapshots {
-                let object = self.object(with: snapshot.objectID)
-                if object.isFault {
-                    object.fill(from: snapshot)
-                    object.awakeFromFetch()
+            do throws(ObjectGraphError) {
+                for snapshot in snapshots {
+                    let object = try fault(for: snapshot.objectID)
+                    if object.isFault {
+                        try object.fill(from: snapshot)
+                        object.awakeFromFetch()
+                    }
+                    results.append(object)
                 }
-                results.append(object)
+            } catch {
+                throw .object(error)
             }
         }
         let kinds =
@@ -71,10 +85,14 @@ extension ManagedObjectContext {
             for name in keyPath.split(separator: ".").map(String.init) {
                 var ids: [ManagedObjectID] = []
                 var seen = Set<ManagedObjectID>()
-                for object in current {
-                    guard let slot = object.entity.relationshipSlot(named: name) else { continue }
-                    object.fireFault()
-                    for id in object.relationshipIDs(slot) where seen.insert(id).inserted { ids.append(id) }
+                do throws(ObjectGraphError) {
+                    for object in current {
+                        guard let slot = object.entity.relationshipSlot(named: name) else { continue }
+                        try object.fireFault()
+                        for id in try object.relationshipIDs(slot) where seen.insert(id).inserted { ids.append(id) }
+                    }
+                } catch {
+                    throw .object(error)
                 }
                 guard !ids.isEmpty else { break }
                 current = try self.objects(with: ids)
@@ -83,9 +101,16 @@ extension ManagedObjectContext {
     }
 
     /// The objects with the given IDs, registered in this context, with the faults among them filled in one request
-    /// to the stores (batch faulting). IDs whose objects no store holds come back as faults that fail to fire.
+    /// to the stores (batch faulting).
+    /// - Throws: ``ContextError`` `object` with ``ObjectGraphError/Code/faultNotFulfilled`` (naming the object) when
+    ///   an ID's object is not in its store, or `store` when a store fails.
     public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
-        let objects = ids.map { object(with: $0) }
+        let objects: [ManagedObject]
+        do {
+            objects = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
+        } catch {
+            throw .object(error)
+        }
         let faults = objects.filter { $0.isFault && !$0.objectID.isTemporary }
         guard !faults.isEmpty else { return objects }
         let snapshots: [ObjectSnapshot]
@@ -97,8 +122,12 @@ extension ManagedObjectContext {
         var byID: [ManagedObjectID: ObjectSnapshot] = [:]
         for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
         for object in faults {
-            guard let snapshot = byID[object.objectID] else { continue }
-            object.fill(from: snapshot)
+            guard let snapshot = byID[object.objectID] else { throw .object(.fault(object.objectID, nil)) }
+            do {
+                try object.fill(from: snapshot)
+            } catch {
+                throw .object(error)
+            }
             object.awakeFromFetch()
         }
         return objects
@@ -171,12 +200,12 @@ extension ManagedObjectContext {
             if matches { results.append(object) }
         }
         guard !request.sortDescriptors.isEmpty else { return results }
-        let values = results.map { PredicateValue.object($0) }
-        let order = values.indices.sorted { a, b in
-            if request.sortDescriptors.areInIncreasingOrder(values[a], values[b]) { return true }
-            if request.sortDescriptors.areInIncreasingOrder(values[b], values[a]) { return false }
-            return a < b
+        do {
+            return try request.sortDescriptors.stablySorted(results.map { PredicateValue.object($0) }).map {
+                results[$0]
+            }
+        } catch {
+            throw .predicate(error)
         }
-        return order.map { results[$0] }
     }
 }

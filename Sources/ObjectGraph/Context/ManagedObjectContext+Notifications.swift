@@ -61,14 +61,36 @@ extension ManagedObjectContext {
 
     /// Brings another context's save into this one: updated objects take the stored values (keeping this
     /// context's own changes), deleted ones leave, and the change is announced as objects-did-change.
-    public func mergeChanges(fromContextDidSave changes: SavedChanges) {
+    ///
+    /// Every object is handled even when one fails; the first failure is thrown at the end (a changed object whose
+    /// stored state cannot be read keeps its values and its original state, so its next save reports the conflict).
+    /// - Throws: ``ContextError`` `store` or `object` for the first object that could not be merged.
+    public func mergeChanges(fromContextDidSave changes: SavedChanges) throws(ContextError) {
+        var failure: ContextError?
         for id in changes.updated {
             guard let object = registered[id], !object.isFault || object.hasChanges else {
                 registered[id].map { event.refreshed.insert($0) }
                 continue
             }
-            if object.hasChanges, let stored = try? persistentStoreCoordinator.snapshot(for: id) {
-                merge(object, with: stored, keepLocalChanges: true)
+            if object.hasChanges {
+                do {
+                    guard let stored = try persistentStoreCoordinator.snapshot(for: id) else {
+                        failure =
+                            failure
+                            ?? .object(
+                                ObjectGraphError(.objectNotFound, "\(id) is no longer in its store", objectID: id))
+                        continue
+                    }
+                    do {
+                        try merge(object, with: stored, keepLocalChanges: true)
+                    } catch {
+                        failure = failure ?? .object(error)
+                        continue
+                    }
+                } catch {
+                    failure = failure ?? .store(error)
+                    continue
+                }
             } else {
                 object.turnIntoFault()
             }
@@ -83,5 +105,6 @@ extension ManagedObjectContext {
             event.deleted.insert(object)
         }
         postObjectsDidChange()
+        if let failure { throw failure }
     }
 }

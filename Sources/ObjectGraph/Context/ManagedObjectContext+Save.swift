@@ -5,19 +5,28 @@ extension ManagedObjectContext {
     ///
     /// Runs delete rules, checks every rule of the model and each object's validation (a failure lists every
     /// problem and changes nothing), gives new objects permanent IDs, resolves optimistic-locking conflicts by the
-    /// ``mergePolicy``, writes all stores at once, then posts did-save. Undo history is kept: undoing after a save
-    /// makes the context dirty again.
-    /// - Throws: ``ContextError``: `validation`, `conflicts` (merge policy ``MergePolicy/error``), or `store`.
+    /// ``mergePolicy``, writes all stores at once, then posts did-save. A changed object writes only the properties
+    /// that changed, so values this context never read stay as they are in the store. Undo history is kept:
+    /// undoing after a save makes the context dirty again.
+    /// - Throws: ``ContextError``: `validation`, `conflicts` (merge policy ``MergePolicy/error``), `store`, or
+    ///   `object` for a failure kept since the last save (see ``pendingFailures``) or an object that cannot be read.
     public func save() throws(ContextError) {
         processPendingChanges()
+        if let failure = pendingFailures.first { throw .object(failure) }
         guard hasChanges else { return }
         post(
             ContextNotification(
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
         for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
         processPendingChanges()
+        if let failure = pendingFailures.first { throw .object(failure) }
 
-        let errors = validationErrors()
+        let errors: [ObjectValidationError]
+        do {
+            errors = try validationErrors()
+        } catch {
+            throw .object(error)
+        }
         if !errors.isEmpty { throw .validation(errors) }
 
         let insertedNow = insertedObjects
@@ -26,11 +35,14 @@ extension ManagedObjectContext {
         let droppedNow = inserted.objects.filter(\.isDeleted)
         try obtainPermanentIDs(for: insertedNow)
 
+        var writeWhole = Set<ObjectIdentifier>()
         for attempt in 0..<4 {
-            let changes = SaveChanges(
-                inserted: insertedNow.map { snapshot(of: $0, version: 1) },
-                updated: updatedNow.map { (snapshot(of: $0, version: 0), expectedVersion($0)) },
-                deleted: deletedNow.map { ($0.objectID, expectedVersion($0)) })
+            let changes: SaveChanges
+            do {
+                changes = try saveChanges(insertedNow, updatedNow, deletedNow, writeWhole: writeWhole)
+            } catch {
+                throw .object(error)
+            }
             let conflicts: [SaveConflict]
             do {
                 conflicts = try persistentStoreCoordinator.save(changes)
@@ -39,7 +51,11 @@ extension ManagedObjectContext {
             }
             if conflicts.isEmpty { break }
             if mergePolicy == .error || attempt == 3 { throw .conflicts(conflicts) }
-            resolve(conflicts)
+            do {
+                try resolve(conflicts, writeWhole: &writeWhole)
+            } catch {
+                throw .object(error)
+            }
         }
 
         for object in insertedNow {
@@ -86,33 +102,85 @@ extension ManagedObjectContext {
         }
     }
 
+    private func saveChanges(
+        _ inserted: [ManagedObject], _ updated: [ManagedObject], _ deleted: [ManagedObject],
+        writeWhole: Set<ObjectIdentifier>
+    ) throws(ObjectGraphError) -> SaveChanges {
+        var changes = SaveChanges()
+        changes.inserted.reserveCapacity(inserted.count)
+        for object in inserted { changes.inserted.append(try snapshot(of: object, version: 1)) }
+        changes.updated.reserveCapacity(updated.count)
+        for object in updated {
+            changes.updated.append(try update(of: object, whole: writeWhole.contains(ObjectIdentifier(object))))
+        }
+        changes.deleted = deleted.map { ObjectDeletion(objectID: $0.objectID, expectedVersion: expectedVersion($0)) }
+        return changes
+    }
+
     private func expectedVersion(_ object: ManagedObject) -> Int64 {
         originals[ObjectIdentifier(object)]?.version ?? object.storeVersion
     }
 
     /// The object's current state as a snapshot (transient properties left out).
-    func snapshot(of object: ManagedObject, version: Int64) -> ObjectSnapshot {
+    func snapshot(of object: ManagedObject, version: Int64) throws(ObjectGraphError) -> ObjectSnapshot {
         let layout = object.entity
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: version)
         snapshot.attributes.reserveCapacity(layout.attributes.count)
         for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
-            let value = object.attributeValue(at: i)
+            let value = try object.attributeValue(at: i)
             if !value.isNull { snapshot.attributes[attribute.name] = value }
         }
         for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
-            if relationship.isToMany {
-                snapshot.toMany[relationship.name] = object.toManyObjects(at: i).filter { !$0.isDeleted }.map(
-                    \.objectID)
-            } else {
-                let destination = object.toOneObject(at: i)
-                snapshot.toOne[relationship.name] = destination?.isDeleted == false ? destination!.objectID : nil
-            }
+            try put(relationship, at: i, of: object, into: &snapshot)
         }
         return snapshot
     }
 
+    private func put(
+        _ relationship: RelationshipDescription, at i: Int, of object: ManagedObject,
+        into snapshot: inout ObjectSnapshot
+    ) throws(ObjectGraphError) {
+        if relationship.isToMany {
+            snapshot.toMany[relationship.name] = try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(
+                \.objectID)
+        } else {
+            let destination = try object.toOneObject(at: i)
+            snapshot.toOne[relationship.name] = destination?.isDeleted == false ? destination!.objectID : nil
+        }
+    }
+
+    /// What a save writes for a changed object: the properties that changed since it was read (every property when
+    /// `whole`, for the overwrite merge policy), with the version it was read at.
+    func update(of object: ManagedObject, whole: Bool) throws(ObjectGraphError) -> ObjectUpdate {
+        let expected = expectedVersion(object)
+        let layout = object.entity
+        let keys: [String]
+        if whole {
+            keys =
+                layout.attributes.filter { !$0.isTransient }.map(\.name)
+                + layout.relationships.filter { !$0.isTransient }.map(\.name)
+        } else if let original = originals[ObjectIdentifier(object)] {
+            keys = changedKeys(object, from: original)
+        } else {
+            keys = []
+        }
+        var snapshot = ObjectSnapshot(objectID: object.objectID, version: expected + 1)
+        var changed = Set<String>()
+        for key in keys {
+            if let i = layout.attributeSlot(named: key), !layout.attributes[i].isTransient {
+                snapshot.attributes[key] = try object.attributeValue(at: i)
+                changed.insert(key)
+            } else if let i = layout.relationshipSlot(named: key), !layout.relationships[i].isTransient {
+                try put(layout.relationships[i], at: i, of: object, into: &snapshot)
+                changed.insert(key)
+            }
+        }
+        return ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected)
+    }
+
     /// Applies the merge policy to conflicting objects so that the next save attempt can succeed.
-    private func resolve(_ conflicts: [SaveConflict]) {
+    private func resolve(_ conflicts: [SaveConflict], writeWhole: inout Set<ObjectIdentifier>) throws(ObjectGraphError)
+    {
         for conflict in conflicts {
             guard let object = registered[conflict.objectID] else { continue }
             guard let stored = conflict.storedSnapshot else {
@@ -128,16 +196,16 @@ extension ManagedObjectContext {
             case .error:
                 break
             case .rollback:
-                merge(object, with: stored, keepLocalChanges: false)
+                try merge(object, with: stored, keepLocalChanges: false)
             case .objectTrumps:
-                merge(object, with: stored, keepLocalChanges: true)
+                try merge(object, with: stored, keepLocalChanges: true)
             case .storeTrumps:
                 let mine = captureState(object)
                 let original = originals[ObjectIdentifier(object)] ?? mine
-                merge(object, with: stored, keepLocalChanges: true)
+                try merge(object, with: stored, keepLocalChanges: true)
                 // Where the store changed a property too, its value wins.
                 let reference = ManagedObject(layout: object.entity, objectID: object.objectID)
-                reference.fill(from: stored)
+                try reference.fill(from: stored)
                 let layout = object.entity
                 for i in layout.attributes.indices where !layout.attributes[i].isTransient {
                     let storeValue = reference.storage!.value(i, layout: layout)
@@ -149,6 +217,7 @@ extension ManagedObjectContext {
                 state.version = stored.version
                 originals[ObjectIdentifier(object)] = state
                 object.storeVersion = stored.version
+                writeWhole.insert(ObjectIdentifier(object))
             }
             if object.isDeleted, var state = originals[ObjectIdentifier(object)] {
                 state.version = stored.version

@@ -2,25 +2,29 @@ import Foundation
 
 extension ManagedObjectContext {
     /// Every failure of the model's rules and the objects' own validation for the pending save.
-    func validationErrors() -> [ObjectValidationError] {
+    /// - Throws: ``ObjectGraphError`` when a value needed to check a rule cannot be read.
+    func validationErrors() throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
         for object in insertedObjects {
-            errors += Self.modelRuleErrors(object)
+            errors += try Self.modelRuleErrors(object)
             do { try object.validateForInsert() } catch { errors.append(error) }
         }
         for object in updatedObjects {
-            errors += Self.modelRuleErrors(object)
+            errors += try Self.modelRuleErrors(object)
             do { try object.validateForUpdate() } catch { errors.append(error) }
         }
         for object in deletedObjects {
-            errors += Self.denyErrors(object)
+            errors += try Self.denyErrors(object)
             do { try object.validateForDelete() } catch { errors.append(error) }
         }
         return errors
     }
 
     /// Required values, bounds, lengths, patterns, relationship counts, and the object's per-key validators.
-    static func modelRuleErrors(_ object: ManagedObject) -> [ObjectValidationError] {
+    ///
+    /// A to-many relationship of a saved object that was never loaded is unchanged since it was stored and is not
+    /// read for checking (so that editing one property never loads every large relationship).
+    static func modelRuleErrors(_ object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
         let layout = object.entity
         func fail(_ code: ObjectValidationError.Code, _ key: String, _ message: String) {
@@ -28,7 +32,7 @@ extension ManagedObjectContext {
                 ObjectValidationError(code, entityName: layout.name, key: key, objectID: object.objectID, message))
         }
         for (i, attribute) in layout.attributes.enumerated() {
-            let value = object.attributeValue(at: i)
+            let value = try object.attributeValue(at: i)
             let key = attribute.name
             if value.isNull {
                 if !attribute.isOptional && !attribute.isTransient && attribute.derivationExpression == nil {
@@ -55,8 +59,16 @@ extension ManagedObjectContext {
                     if let maximum = rules.maximumLength, s.count > maximum {
                         fail(.tooLong, key, "\"\(s)\" is longer than \(maximum) characters")
                     }
-                    if let pattern = rules.regularExpression, !ValueComparison.matches(s, pattern, []) {
-                        fail(.patternMismatch, key, "\"\(s)\" does not match /\(pattern)/")
+                    if let pattern = rules.regularExpression {
+                        do {
+                            if try !ValueComparison.matches(s, pattern, []) {
+                                fail(.patternMismatch, key, "\"\(Diagnostics.quote(s))\" does not match /\(pattern)/")
+                            }
+                        } catch {
+                            fail(
+                                .patternMismatch, key,
+                                "the model's pattern /\(pattern)/ is not a valid regular expression")
+                        }
                     }
                 }
             }
@@ -65,20 +77,19 @@ extension ManagedObjectContext {
         for (i, relationship) in layout.relationships.enumerated() {
             let key = relationship.name
             if relationship.isToMany {
-                let count = object.toManyObjects(at: i).filter { !$0.isDeleted }.count
+                if !object.isInserted && object.loadedRelationshipCount(i) == nil { continue }
+                let destinations = try object.toManyObjects(at: i)
+                let count = destinations.filter { !$0.isDeleted }.count
                 if count < relationship.minCount {
                     fail(.tooFewObjects, key, "\(count) object(s); at least \(relationship.minCount) required")
                 }
                 if relationship.maxCount > 0, count > relationship.maxCount {
                     fail(.tooManyObjects, key, "\(count) objects; at most \(relationship.maxCount) allowed")
                 }
-                do {
-                    try object.validateValue(
-                        .collection(object.toManyObjects(at: i).map { .object($0) }, ordered: relationship.isOrdered),
-                        forKey: key)
-                } catch { errors.append(error) }
+                let value = PredicateValue.collection(destinations.map { .object($0) }, ordered: relationship.isOrdered)
+                do { try object.validateValue(value, forKey: key) } catch { errors.append(error) }
             } else {
-                let destination = object.toOneObject(at: i)
+                let destination = try object.toOneObject(at: i)
                 if (destination == nil || destination!.isDeleted) && !relationship.isOptional
                     && !relationship.isTransient
                 {
@@ -93,13 +104,13 @@ extension ManagedObjectContext {
     }
 
     /// Deny rules: a deleted object may not leave destinations behind on a Deny relationship.
-    static func denyErrors(_ object: ManagedObject) -> [ObjectValidationError] {
+    static func denyErrors(_ object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
         for (i, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
             let remaining =
                 relationship.isToMany
-                ? object.toManyObjects(at: i).filter { !$0.isDeleted }
-                : object.toOneObject(at: i).map { $0.isDeleted ? [] : [$0] } ?? []
+                ? try object.toManyObjects(at: i).filter { !$0.isDeleted }
+                : try object.toOneObject(at: i).map { $0.isDeleted ? [] : [$0] } ?? []
             if !remaining.isEmpty {
                 errors.append(
                     ObjectValidationError(

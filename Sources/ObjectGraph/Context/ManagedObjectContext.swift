@@ -30,6 +30,11 @@ public final class ManagedObjectContext {
     var isMerging = false
     /// Faults from fetches with a `fetchBatchSize`: firing one fills every fault of its batch in one store request.
     var faultBatches: [ManagedObjectID: FaultBatch] = [:]
+    /// Values a lenient read kept raw because they do not fit their attributes, by object and attribute slot.
+    var rawValues: [ObjectIdentifier: [Int: AttributeValue]] = [:]
+    /// Failures that happened where no error could be thrown (a subclass accessor, an undo action, a delete rule):
+    /// the next save throws them instead of writing; ``rollback()`` and ``reset()`` clear them.
+    public private(set) var pendingFailures: [ObjectGraphError] = []
 
     /// Changes since the last objects-did-change notification.
     struct EventChanges {
@@ -77,6 +82,11 @@ public final class ManagedObjectContext {
     /// Every object the context knows, by ID.
     public var registeredObjects: [ManagedObject] { Array(registered.values) }
 
+    /// Keeps a failure that could not be thrown where it happened, for the next save to report.
+    func recordFailure(_ error: ObjectGraphError) {
+        if pendingFailures.count < 100 { pendingFailures.append(error) }
+    }
+
     /// Whether there are unsaved changes.
     public var hasChanges: Bool {
         !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !pendingDeletes.isEmpty
@@ -89,11 +99,20 @@ public final class ManagedObjectContext {
         registered[id]
     }
 
-    /// The object for an ID: the registered one, or a new fault (which may fail to fire if the object no longer
-    /// exists).
-    public func object(with id: ManagedObjectID) -> ManagedObject {
+    /// The object for an ID: the registered one, or a new fault. The fault is not read here: reading it fails with
+    /// ``ObjectGraphError/Code/faultNotFulfilled`` if the object no longer exists.
+    /// - Throws: ``ObjectGraphError`` `unknownEntity` when the model has no entity of the ID's name.
+    public func object(with id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
+        try fault(for: id)
+    }
+
+    /// The registered object for an ID, or a new fault for it.
+    func fault(for id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         if let object = registered[id] { return object }
-        let layout = model.layout(of: id.entityName) ?? model.layout(of: model.entities[0].name)!
+        guard let layout = model.layout(of: id.entityName) else {
+            throw ObjectGraphError(
+                .unknownEntity, "\(id): the model has no entity '\(Diagnostics.quote(id.entityName))'", objectID: id)
+        }
         let type = persistentStoreCoordinator.objectClass(forEntityName: id.entityName)
         let object = type.init(layout: layout, objectID: id)
         object.managedObjectContext = self
@@ -104,42 +123,81 @@ public final class ManagedObjectContext {
     /// The object for an ID, loaded, or an error when it does not exist.
     public func existingObject(with id: ManagedObjectID) throws(ContextError) -> ManagedObject {
         if let object = registered[id], !object.isFault { return object }
+        let object: ManagedObject
+        do {
+            object = try fault(for: id)
+        } catch {
+            throw .object(error)
+        }
+        if object.flags.contains(.tornDown) {
+            throw .object(ObjectGraphError(.objectNotFound, "no object \(id)", objectID: id))
+        }
         let snapshot: ObjectSnapshot?
         do {
             snapshot = try persistentStoreCoordinator.snapshot(for: id)
         } catch {
             throw .store(error)
         }
-        guard let snapshot else { throw .object(ObjectGraphError(.objectNotFound, "no object \(id)")) }
-        let object = self.object(with: id)
+        guard let snapshot else { throw .object(ObjectGraphError(.objectNotFound, "no object \(id)", objectID: id)) }
         if object.isFault {
-            object.fill(from: snapshot)
+            do {
+                try object.fill(from: snapshot)
+            } catch {
+                throw .object(error)
+            }
             object.awakeFromFetch()
         }
         return object
     }
 
     /// The destinations of a to-many relationship that arrived as a fault.
-    func destinations(of object: ManagedObject, relationship: String) -> [ManagedObjectID] {
-        (try? persistentStoreCoordinator.destinations(of: object.objectID, relationship: relationship)) ?? []
+    func destinations(of object: ManagedObject, relationship: String) throws(ObjectGraphError) -> [ManagedObjectID] {
+        do {
+            return try persistentStoreCoordinator.destinations(of: object.objectID, relationship: relationship)
+        } catch {
+            throw ObjectGraphError(
+                .faultNotFulfilled,
+                "cannot read \(object.entity.name).\(relationship) of \(object.objectID): \(error.description)",
+                objectID: object.objectID, underlying: error)
+        }
     }
 
     /// Loads a fault's values from the coordinator (row cache or store).
-    func fulfillFault(_ object: ManagedObject) {
+    /// - Throws: ``ObjectGraphError`` `faultNotFulfilled` when the row is gone or the store fails; the object stays a
+    ///   fault.
+    func fulfillFault(_ object: ManagedObject) throws(ObjectGraphError) {
         if let batch = faultBatches[object.objectID] {
             for id in batch.ids { faultBatches[id] = nil }
+            let snapshots: [ObjectSnapshot]
+            do {
+                snapshots = try persistentStoreCoordinator.snapshots(for: batch.ids)
+            } catch {
+                throw .fault(object.objectID, error)
+            }
             var filled = false
-            for snapshot in (try? persistentStoreCoordinator.snapshots(for: batch.ids)) ?? [] {
+            for snapshot in snapshots {
                 // `object` is firing (no longer a fault); the rest of the batch fills only while still faults.
                 guard let member = registered[snapshot.objectID], member === object || member.isFault else { continue }
-                member.fill(from: snapshot)
+                do {
+                    try member.fill(from: snapshot)
+                } catch {
+                    // Another member of the batch that does not load fails when it is used, not now.
+                    if member === object { throw error }
+                    continue
+                }
                 member.awakeFromFetch()
                 filled = filled || member === object
             }
             if filled { return }
         }
-        guard let snapshot = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
-        object.fill(from: snapshot)
+        let snapshot: ObjectSnapshot?
+        do {
+            snapshot = try persistentStoreCoordinator.snapshot(for: object.objectID)
+        } catch {
+            throw .fault(object.objectID, error)
+        }
+        guard let snapshot else { throw .fault(object.objectID, nil) }
+        try object.fill(from: snapshot)
         object.awakeFromFetch()
     }
 
@@ -167,12 +225,9 @@ public final class ManagedObjectContext {
             throw ObjectGraphError(.wrongValueType, "the class registered for '\(name)' is not a \(T.self)")
         }
         object.managedObjectContext = self
-        object.fireFault()
+        object.allocateEmptyStorage()
         for (i, attribute) in layout.attributes.enumerated() where !attribute.defaultValue.isNull {
             object.storage!.set(i, attribute.defaultValue, layout: layout)
-        }
-        for i in layout.relationships.indices {
-            object.relationshipSlots[i] = layout.relationships[i].isToMany ? .toMany(ObjectCollection()) : .toOne(nil)
         }
         register(inserted: object)
         object.awakeFromInsert()
@@ -191,7 +246,11 @@ public final class ManagedObjectContext {
     /// Undoes an insert: an unsaved object leaves the context; a saved one is deleted.
     private func undoInsert(_ object: ManagedObject) {
         guard object.isInserted else {
-            delete(object, propagate: false)
+            do throws(ObjectGraphError) {
+                try delete(object, propagate: false)
+            } catch {
+                recordFailure(error)
+            }
             return
         }
         registered[object.objectID] = nil
@@ -203,14 +262,23 @@ public final class ManagedObjectContext {
 
     /// Deletes an object. Delete rules run at the end of the event (``processPendingChanges()``); the store forgets
     /// the object at save. Undoable.
+    ///
+    /// If the object is a fault that cannot be read (its row is gone, its store fails), it is not deleted and the
+    /// failure is kept: the next save throws it.
     public func delete(_ object: ManagedObject) {
-        delete(object, propagate: true)
+        do {
+            try delete(object, propagate: true)
+        } catch {
+            recordFailure(error)
+        }
     }
 
-    func delete(_ object: ManagedObject, propagate: Bool) {
+    func delete(_ object: ManagedObject, propagate: Bool) throws(ObjectGraphError) {
         guard !object.isDeleted else { return }
-        precondition(object.managedObjectContext === self, "\(object) belongs to another context")
-        object.fireFault()
+        guard object.managedObjectContext === self else {
+            throw ObjectGraphError(.wrongContext, "\(object) belongs to another context", objectID: object.objectID)
+        }
+        try object.fireFault()
         willChange(object)
         object.flags.insert(.deleted)
         if registered[object.objectID] == nil { registered[object.objectID] = object }
@@ -232,7 +300,13 @@ public final class ManagedObjectContext {
         event.deleted.remove(object)
         pendingDeletes.removeAll { $0 === object }
         didChange(object)
-        registerUndo(self) { context in context.delete(object, propagate: false) }
+        registerUndo(self) { context in
+            do throws(ObjectGraphError) {
+                try context.delete(object, propagate: false)
+            } catch {
+                context.recordFailure(error)
+            }
+        }
     }
 
     /// Chooses the store a new object is saved to (when several stores hold its entity).
@@ -242,17 +316,31 @@ public final class ManagedObjectContext {
 
     // MARK: - Change tracking (called by objects)
 
-    /// Records an object's state before its first unsaved change.
+    /// Records an object's state before its first unsaved change (to-many relationships still faults are left out:
+    /// see ``willChange(_:relationship:)``).
     func willChange(_ object: ManagedObject) {
         guard !object.isInserted, originals[ObjectIdentifier(object)] == nil, object.storage != nil else { return }
         originals[ObjectIdentifier(object)] = captureState(object)
     }
 
+    /// Records an object's state before a change to relationship `index`, which must be loaded: the relationship's
+    /// destinations are recorded if the first change of the object left them out.
+    func willChange(_ object: ManagedObject, relationship index: Int) {
+        willChange(object)
+        let key = ObjectIdentifier(object)
+        guard originals[key]?.relationships[index] == nil, let ids = object.loadedRelationshipIDs(index) else {
+            return
+        }
+        originals[key]?.relationships[index] = ids
+    }
+
     func captureState(_ object: ManagedObject) -> OriginalState {
         let layout = object.entity
         return OriginalState(
-            attributes: layout.attributes.indices.map { object.storage!.value($0, layout: layout) },
-            relationships: layout.relationships.indices.map { object.relationshipIDs($0) },
+            attributes: layout.attributes.indices.map {
+                object.rawValue(at: $0) ?? object.storage!.value($0, layout: layout)
+            },
+            relationships: layout.relationships.indices.map { object.loadedRelationshipIDs($0) },
             version: object.storeVersion)
     }
 
@@ -275,20 +363,34 @@ public final class ManagedObjectContext {
     }
 
     func differs(_ object: ManagedObject, from original: OriginalState) -> Bool {
+        changedKeys(object, from: original, stopAtFirst: true).isEmpty == false
+    }
+
+    /// The names of the properties whose values differ from `original` (all of them, or only the first).
+    func changedKeys(_ object: ManagedObject, from original: OriginalState, stopAtFirst: Bool = false) -> [String] {
         let layout = object.entity
-        for i in layout.attributes.indices where object.storage!.value(i, layout: layout) != original.attributes[i] {
-            return true
-        }
-        // Sizes first: a large to-many changed one element at a time must not be compared whole on every change.
-        for i in layout.relationships.indices where object.relationshipCount(i) != original.relationships[i].count {
-            return true
+        var keys: [String] = []
+        for i in layout.attributes.indices {
+            let now = object.rawValue(at: i) ?? object.storage!.value(i, layout: layout)
+            if now != original.attributes[i] {
+                keys.append(layout.attributes[i].name)
+                if stopAtFirst { return keys }
+            }
         }
         for i in layout.relationships.indices {
-            let now = object.relationshipIDs(i)
-            let then = original.relationships[i]
-            if layout.relationships[i].isOrdered ? now != then : Set(now) != Set(then) { return true }
+            // A relationship never loaded since the first change is unchanged.
+            guard let then = original.relationships[i], let count = object.loadedRelationshipCount(i) else { continue }
+            // Sizes first: a large to-many changed one element at a time must not be compared whole on every change.
+            var changed = count != then.count
+            if !changed, let now = object.loadedRelationshipIDs(i) {
+                changed = layout.relationships[i].isOrdered ? now != then : Set(now) != Set(then)
+            }
+            if changed {
+                keys.append(layout.relationships[i].name)
+                if stopAtFirst { return keys }
+            }
         }
-        return false
+        return keys
     }
 
     /// Registers an undo action for a change to `target`.
@@ -301,29 +403,43 @@ public final class ManagedObjectContext {
 
     /// Ends the current event: runs delete rules for objects deleted since the last call, closes the undo group of
     /// the event, and posts one objects-did-change notification for everything that changed.
+    ///
+    /// A delete rule that cannot be applied (a destination that cannot be read from its store) is kept as a
+    /// pending failure: the next save throws it.
     public func processPendingChanges() {
-        while !pendingDeletes.isEmpty {
-            let object = pendingDeletes.removeFirst()
+        var index = 0
+        while index < pendingDeletes.count {
+            let object = pendingDeletes[index]
+            index += 1
             object.prepareForDeletion()
-            applyDeleteRules(object)
+            do {
+                try applyDeleteRules(object)
+            } catch {
+                recordFailure(error)
+            }
         }
+        pendingDeletes.removeAll()
         undoManager?.endEvent()
         postObjectsDidChange()
     }
 
-    private func applyDeleteRules(_ object: ManagedObject) {
+    private func applyDeleteRules(_ object: ManagedObject) throws(ObjectGraphError) {
         for (i, relationship) in object.entity.relationships.enumerated() {
             let destinations: [ManagedObject] =
-                relationship.isToMany ? object.toManyObjects(at: i) : object.toOneObject(at: i).map { [$0] } ?? []
+                relationship.isToMany
+                ? try object.toManyObjects(at: i) : try object.toOneObject(at: i).map { [$0] } ?? []
             switch relationship.deleteRule {
             case .nullify:
                 for destination in destinations {
                     if let inverse = object.inverseIndex(of: i, in: destination) {
-                        destination.detach(object, from: inverse)
+                        try destination.fireFault()
+                        try destination.detach(object, from: inverse)
                     }
                 }
             case .cascade:
-                for destination in destinations where !destination.isDeleted { delete(destination) }
+                for destination in destinations where !destination.isDeleted {
+                    try delete(destination, propagate: true)
+                }
             case .deny, .noAction:
                 break
             }
@@ -353,6 +469,7 @@ public final class ManagedObjectContext {
     public func rollback() {
         undoManager?.removeAllActions()
         pendingDeletes.removeAll()
+        pendingFailures.removeAll()
         for object in inserted.objects {
             registered[object.objectID] = nil
             object.tearDown()
@@ -376,6 +493,8 @@ public final class ManagedObjectContext {
     /// Forgets every object (they become unusable) and clears undo.
     public func reset() {
         undoManager?.removeAllActions()
+        pendingFailures.removeAll()
+        rawValues.removeAll()
         for object in registered.values { object.tearDown() }
         for object in inserted.objects { object.tearDown() }
         registered.removeAll()
@@ -391,8 +510,14 @@ public final class ManagedObjectContext {
 
     /// Re-reads an object from its store. Without `mergeChanges` its unsaved changes are discarded and it becomes a
     /// fault; with it, stored values replace the properties this context did not change.
-    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard !object.isInserted, object.managedObjectContext === self else { return }
+    /// - Throws: ``ContextError`` when the object belongs to another context, or when merging cannot read the stored
+    ///   object (the object is then left as it was).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(ContextError) {
+        guard object.managedObjectContext === self else {
+            throw .object(
+                ObjectGraphError(.wrongContext, "\(object) belongs to another context", objectID: object.objectID))
+        }
+        guard !object.isInserted else { return }
         if !mergeChanges || !object.hasChanges {
             object.flags.subtract([.changed])
             updated.remove(object)
@@ -401,29 +526,53 @@ public final class ManagedObjectContext {
             event.refreshed.insert(object)
             return
         }
-        guard let stored = try? persistentStoreCoordinator.snapshot(for: object.objectID) else { return }
-        merge(object, with: stored, keepLocalChanges: true)
+        let stored: ObjectSnapshot?
+        do {
+            stored = try persistentStoreCoordinator.snapshot(for: object.objectID)
+        } catch {
+            throw .store(error)
+        }
+        guard let stored else {
+            throw .object(
+                ObjectGraphError(
+                    .objectNotFound, "cannot refresh \(object.objectID): it is no longer in its store",
+                    objectID: object.objectID))
+        }
+        do {
+            try merge(object, with: stored, keepLocalChanges: true)
+        } catch {
+            throw .object(error)
+        }
         event.refreshed.insert(object)
     }
 
     /// Brings stored values into a changed object: properties this context changed keep their values when
     /// `keepLocalChanges`, the others take the stored ones; the stored state becomes the object's new original.
-    func merge(_ object: ManagedObject, with stored: ObjectSnapshot, keepLocalChanges: Bool) {
+    /// - Throws: ``ObjectGraphError`` when a stored value does not fit its attribute (the object is left as it was).
+    func merge(_ object: ManagedObject, with stored: ObjectSnapshot, keepLocalChanges: Bool) throws(ObjectGraphError) {
         let layout = object.entity
+        // The stored state, converted and checked before anything changes.
+        let reference = ManagedObject(layout: layout, objectID: object.objectID)
+        try reference.fill(from: stored)
+        try object.fireFault()
         let original = originals[ObjectIdentifier(object)] ?? captureState(object)
         let saved = (isMerging, undoManager)
         isMerging = true
         defer { isMerging = saved.0 }
         for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
-            let local = object.storage!.value(i, layout: layout)
+            let local = object.rawValue(at: i) ?? object.storage!.value(i, layout: layout)
             let changedHere = local != original.attributes[i]
             if !(keepLocalChanges && changedHere) {
-                let value = (try? stored[attribute: attribute.name].converted(to: attribute.type)) ?? .null
-                object.storage!.set(i, value, layout: layout)
+                object.storage!.set(i, reference.storage!.value(i, layout: layout), layout: layout)
             }
         }
         for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
-            let changedHere = object.relationshipIDs(i) != original.relationships[i]
+            let changedHere: Bool
+            if let then = original.relationships[i], let now = object.loadedRelationshipIDs(i) {
+                changedHere = now != then
+            } else {
+                changedHere = false
+            }
             if !(keepLocalChanges && changedHere) {
                 object.relationshipSlots[i] =
                     relationship.isToMany
@@ -432,11 +581,9 @@ public final class ManagedObjectContext {
             }
         }
         object.storeVersion = stored.version
-        let reference = ManagedObject(layout: layout, objectID: object.objectID)
-        reference.fill(from: stored)
         originals[ObjectIdentifier(object)] = OriginalState(
             attributes: layout.attributes.indices.map { reference.storage!.value($0, layout: layout) },
-            relationships: layout.relationships.indices.map { reference.relationshipIDs($0) },
+            relationships: layout.relationships.indices.map { reference.loadedRelationshipIDs($0) },
             version: stored.version)
         didChange(object)
     }

@@ -40,8 +40,11 @@ struct ObjectList {
 }
 
 /// The values of a persistent object as they were before its first unsaved change.
+/// An object's state before its first unsaved change. A to-many relationship that was still a fault then is `nil`
+/// here until it is first changed (it is read and recorded just before), so that editing one property never reads
+/// every large to-many relationship of the object.
 struct OriginalState {
     var attributes: [AttributeValue]
-    var relationships: [[ManagedObjectID]]
+    var relationships: [[ManagedObjectID]?]
     var version: Int64
 }

@@ -58,11 +58,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String?
     /// What went wrong.
     public var message: String
+    /// For ``Code/conflict``: the objects whose stored version differs from the one they were read at.
+    public var conflicts: [SaveConflict]
 
-    public init(_ code: Code, path: String? = nil, _ message: String) {
+    public init(_ code: Code, path: String? = nil, _ message: String, conflicts: [SaveConflict] = []) {
         self.code = code
         self.path = path
         self.message = message
+        self.conflicts = conflicts
     }
 
     public var description: String { path.map { "\($0): \(message)" } ?? message }
@@ -131,11 +134,53 @@ extension AtomicStore {
     public var primaryKeyScope: PrimaryKeyScope { .perRootEntity }
 }
 
+/// One changed object in a save: what changed, and the version it was read at.
+public struct ObjectUpdate: Sendable, Hashable {
+    /// The changed properties and only those (an attribute set to null appears as ``AttributeValue/null``), with
+    /// the object's new version.
+    public var snapshot: ObjectSnapshot
+    /// The names of the changed properties.
+    public var changedKeys: Set<String>
+    /// The version the object was read at: the store must still hold it (optimistic locking).
+    public var expectedVersion: Int64
+
+    /// Creates an update.
+    public init(snapshot: ObjectSnapshot, changedKeys: Set<String>, expectedVersion: Int64) {
+        self.snapshot = snapshot
+        self.changedKeys = changedKeys
+        self.expectedVersion = expectedVersion
+    }
+}
+
+/// One deleted object in a save, with the version it was read at.
+public struct ObjectDeletion: Sendable, Hashable {
+    /// The object.
+    public var objectID: ManagedObjectID
+    /// The version the object was read at: the store must still hold it, or no longer hold the object.
+    public var expectedVersion: Int64
+
+    /// Creates a deletion.
+    public init(objectID: ManagedObjectID, expectedVersion: Int64) {
+        self.objectID = objectID
+        self.expectedVersion = expectedVersion
+    }
+}
+
 /// Changes for one incremental store, as the coordinator hands them over at save.
 public struct IncrementalSaveRequest: Sendable {
+    /// New objects, whole.
     public var inserted: [ObjectSnapshot]
-    public var updated: [ObjectSnapshot]
-    public var deleted: [ManagedObjectID]
+    /// Changed objects: only what changed is written, and only if the stored version is still the expected one.
+    public var updated: [ObjectUpdate]
+    /// Deleted objects, with the versions they were read at.
+    public var deleted: [ObjectDeletion]
+
+    /// Creates a request.
+    public init(inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [], deleted: [ObjectDeletion] = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
 }
 
 /// A store that fetches on demand and saves changes row by row (SQLite).
@@ -153,7 +198,9 @@ public protocol IncrementalStore: PersistentStore {
     func version(of id: ManagedObjectID) throws(StoreError) -> Int64?
     /// New keys for objects of a hierarchy root.
     func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64]
-    /// Prepares a save in one transaction.
+    /// Prepares a save in one transaction. Inside it, each update and delete checks that the stored version is still
+    /// the expected one; if any is not, the store rolls back and throws a ``StoreError`` with code
+    /// ``StoreError/Code/conflict`` listing every conflict.
     func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction
 }
 

@@ -134,13 +134,13 @@ public final class PersistentStoreCoordinator: Sendable {
             if holding.count > 1, !request.sortDescriptors.isEmpty {
                 let lookupState = state
                 let views = results.map { snapshot in
-                    (snapshot, PredicateValue.object(SnapshotView(snapshot) { id in lookupState.snapshot(id) }))
+                    PredicateValue.object(SnapshotView(snapshot) { id in lookupState.snapshot(id) })
                 }
-                results = views.enumerated().sorted { a, b in
-                    if request.sortDescriptors.areInIncreasingOrder(a.element.1, b.element.1) { return true }
-                    if request.sortDescriptors.areInIncreasingOrder(b.element.1, a.element.1) { return false }
-                    return a.offset < b.offset
-                }.map(\.element.0)
+                do throws(ObjectPredicateError) {
+                    results = try request.sortDescriptors.stablySorted(views).map { results[$0] }
+                } catch {
+                    throw StoreError(.unsupported, "cannot sort the fetch: \(error.message)")
+                }
             }
             return results
         }
@@ -253,26 +253,34 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Saves changes to every store involved, all or nothing.
     ///
+    /// Atomic stores are checked for conflicts under the lock before anything is written; incremental stores check
+    /// inside their own transaction (so no other process can write between the check and the write).
     /// - Returns: conflicts (objects whose stored version differs from the expected one) instead of saving, when
     ///   there are any.
     func save(_ changes: SaveChanges) throws(StoreError) -> [SaveConflict] {
         try state.withLock { (state) throws(StoreError) -> [SaveConflict] in
             var conflicts: [SaveConflict] = []
-            for (snapshot, expected) in changes.updated {
-                let current = try state.currentVersion(of: snapshot.objectID)
-                if current != expected {
+            for update in changes.updated {
+                guard let entry = state.entry(for: update.snapshot.objectID), !(entry.store is any IncrementalStore)
+                else { continue }
+                let current = entry.objects[update.snapshot.objectID]?.version
+                if current != update.expectedVersion {
                     conflicts.append(
                         SaveConflict(
-                            objectID: snapshot.objectID, expectedVersion: expected,
-                            storedSnapshot: try state.freshSnapshot(snapshot.objectID)))
+                            objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion,
+                            storedSnapshot: entry.objects[update.snapshot.objectID]))
                 }
             }
-            for (id, expected) in changes.deleted {
-                let current = try state.currentVersion(of: id)
-                if current != nil && current != expected {
+            for deletion in changes.deleted {
+                guard let entry = state.entry(for: deletion.objectID), !(entry.store is any IncrementalStore) else {
+                    continue
+                }
+                let current = entry.objects[deletion.objectID]?.version
+                if current != nil && current != deletion.expectedVersion {
                     conflicts.append(
                         SaveConflict(
-                            objectID: id, expectedVersion: expected, storedSnapshot: try state.freshSnapshot(id)))
+                            objectID: deletion.objectID, expectedVersion: deletion.expectedVersion,
+                            storedSnapshot: entry.objects[deletion.objectID]))
                 }
             }
             if !conflicts.isEmpty { return conflicts }
@@ -282,12 +290,8 @@ public final class PersistentStoreCoordinator: Sendable {
                 for entry in state.entries {
                     let identifier = entry.store.identifier
                     let inserted = changes.inserted.filter { $0.objectID.storeIdentifier == identifier }
-                    let updated = changes.updated.filter { $0.0.objectID.storeIdentifier == identifier }.map {
-                        var s = $0.0
-                        s.version = $0.1 + 1
-                        return s
-                    }
-                    let deleted = changes.deleted.map(\.0).filter { $0.storeIdentifier == identifier }
+                    let updated = changes.updated.filter { $0.snapshot.objectID.storeIdentifier == identifier }
+                    let deleted = changes.deleted.filter { $0.objectID.storeIdentifier == identifier }
                     if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { continue }
                     if entry.store.description.isReadOnly {
                         throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")
@@ -298,6 +302,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
             } catch {
                 for (_, transaction, _) in prepared { transaction.rollback() }
+                if error.code == .conflict && !error.conflicts.isEmpty { return error.conflicts }
                 throw error
             }
             for (_, transaction, apply) in prepared {
@@ -305,8 +310,9 @@ public final class PersistentStoreCoordinator: Sendable {
                 apply()
             }
             if !state.rowCache.isEmpty {
-                for snapshot in changes.inserted + changes.updated.map(\.0) { state.rowCache[snapshot.objectID] = nil }
-                for (id, _) in changes.deleted { state.rowCache[id] = nil }
+                for snapshot in changes.inserted { state.rowCache[snapshot.objectID] = nil }
+                for update in changes.updated { state.rowCache[update.snapshot.objectID] = nil }
+                for deletion in changes.deleted { state.rowCache[deletion.objectID] = nil }
             }
             return []
         }
@@ -382,20 +388,27 @@ extension PersistentStoreCoordinator {
     }
 }
 
-/// Changes the context hands to the coordinator at save: new objects with permanent IDs, changed objects with the
-/// version they were read at, deleted objects with their version.
+/// Changes the context hands to the coordinator at save: new objects with permanent IDs, what changed in changed
+/// objects with the version they were read at, deleted objects with their version.
 struct SaveChanges {
     var inserted: [ObjectSnapshot] = []
-    var updated: [(ObjectSnapshot, Int64)] = []
-    var deleted: [(ManagedObjectID, Int64)] = []
+    var updated: [ObjectUpdate] = []
+    var deleted: [ObjectDeletion] = []
 }
 
 /// An object that changed in its store since the context read it.
-public struct SaveConflict: Sendable {
+public struct SaveConflict: Sendable, Hashable {
     /// The object.
     public var objectID: ManagedObjectID
     /// The version the context read.
     public var expectedVersion: Int64
     /// What the store holds now (`nil` when the object was deleted there).
     public var storedSnapshot: ObjectSnapshot?
+
+    /// Creates a conflict (stores report them from ``IncrementalStore/prepareSave(_:)``).
+    public init(objectID: ManagedObjectID, expectedVersion: Int64, storedSnapshot: ObjectSnapshot?) {
+        self.objectID = objectID
+        self.expectedVersion = expectedVersion
+        self.storedSnapshot = storedSnapshot
+    }
 }

@@ -9,7 +9,7 @@ final class SnapshotView: KeyValueCoding {
         self.lookup = lookup
     }
 
-    func predicateValue(forKey key: String) -> PredicateValue {
+    func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         if let value = snapshot.attributes[key] { return PredicateValue(value) }
         if let destination = snapshot.toOne[key] {
             return destination.flatMap(lookup).map { .object(SnapshotView($0, lookup: lookup)) } ?? .null

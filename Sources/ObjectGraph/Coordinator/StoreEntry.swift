@@ -164,7 +164,7 @@ final class StoreEntry: @unchecked Sendable {
 
     /// Prepares this store's part of a save; the returned closure updates the contents kept here after commit.
     func prepare(
-        inserted: [ObjectSnapshot], updated: [ObjectSnapshot], deleted: [ManagedObjectID], model: ManagedObjectModel
+        inserted: [ObjectSnapshot], updated: [ObjectUpdate], deleted: [ObjectDeletion], model: ManagedObjectModel
     ) throws(StoreError) -> (any StoreTransaction, () -> Void) {
         if let incremental = store as? any IncrementalStore {
             let transaction = try incremental.prepareSave(
@@ -174,8 +174,21 @@ final class StoreEntry: @unchecked Sendable {
         guard let atomic = store as? any AtomicStore else { throw StoreError(.unsupported, "unknown store kind") }
         var next = objects
         for snapshot in inserted { next[snapshot.objectID] = snapshot }
-        for snapshot in updated { next[snapshot.objectID] = snapshot }
-        for id in deleted { next[id] = nil }
+        for update in updated {
+            guard var stored = next[update.snapshot.objectID] else {
+                throw StoreError(
+                    .conflict, path: store.description.url?.path,
+                    "\(update.snapshot.objectID) is no longer in the store",
+                    conflicts: [
+                        SaveConflict(
+                            objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion,
+                            storedSnapshot: nil)
+                    ])
+            }
+            stored.apply(update)
+            next[update.snapshot.objectID] = stored
+        }
+        for deletion in deleted { next[deletion.objectID] = nil }
         var keys = maxKeys
         for snapshot in inserted {
             let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName

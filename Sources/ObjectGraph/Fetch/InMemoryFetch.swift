@@ -30,11 +30,8 @@ public enum InMemoryFetch {
         }
         if !request.sortDescriptors.isEmpty {
             // A stable sort: equal objects keep their store order.
-            matches = matches.enumerated().sorted { a, b in
-                if request.sortDescriptors.areInIncreasingOrder(a.element, b.element) { return true }
-                if request.sortDescriptors.areInIncreasingOrder(b.element, a.element) { return false }
-                return a.offset < b.offset
-            }.map(\.element)
+            let order = try request.sortDescriptors.stablySorted(matches)
+            matches = order.map { matches[$0] }
         }
         switch request.resultType {
         case .count:

@@ -36,10 +36,16 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
     }
 
     /// Orders two objects by this descriptor. Nil sorts before every value, as in Core Data's SQLite store.
-    public func compare(_ a: PredicateValue, _ b: PredicateValue) -> ComparisonResult {
-        let path = keyPath.split(separator: ".").map(String.init)
-        let x = (try? ExpressionEvaluator.follow(path[...], from: a)) ?? .null
-        let y = (try? ExpressionEvaluator.follow(path[...], from: b)) ?? .null
+    /// - Throws: ``ObjectPredicateError`` when an object cannot give the key path's value.
+    public func compare(_ a: PredicateValue, _ b: PredicateValue) throws(ObjectPredicateError) -> ComparisonResult {
+        let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let x = try ExpressionEvaluator.follow(path[...], from: a)
+        let y = try ExpressionEvaluator.follow(path[...], from: b)
+        return ordered(x, y)
+    }
+
+    /// Orders two values already read at this descriptor's key path.
+    func ordered(_ x: PredicateValue, _ y: PredicateValue) -> ComparisonResult {
         let result = Self.order(x, y, comparison)
         if ascending || result == .orderedSame { return result }
         return result == .orderedAscending ? .orderedDescending : .orderedAscending
@@ -64,14 +70,40 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
 
 extension Array where Element == ObjectSortDescriptor {
     /// Whether `a` comes before `b` under these descriptors (later descriptors break ties).
-    public func areInIncreasingOrder(_ a: PredicateValue, _ b: PredicateValue) -> Bool {
+    /// - Throws: ``ObjectPredicateError`` when an object cannot give a key path's value.
+    public func areInIncreasingOrder(_ a: PredicateValue, _ b: PredicateValue) throws(ObjectPredicateError) -> Bool {
         for descriptor in self {
-            switch descriptor.compare(a, b) {
+            switch try descriptor.compare(a, b) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue
             }
         }
         return false
+    }
+
+    /// The positions of `values` in sorted order, stable (equal values keep their order). Each value's sort keys
+    /// are read once.
+    /// - Throws: ``ObjectPredicateError`` when a value cannot give a key path's value.
+    public func stablySorted(_ values: [PredicateValue]) throws(ObjectPredicateError) -> [Int] {
+        let paths = map { $0.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        var keys: [[PredicateValue]] = []
+        keys.reserveCapacity(values.count)
+        for value in values {
+            var row: [PredicateValue] = []
+            row.reserveCapacity(paths.count)
+            for path in paths { row.append(try ExpressionEvaluator.follow(path[...], from: value)) }
+            keys.append(row)
+        }
+        return values.indices.sorted { a, b in
+            for (i, descriptor) in enumerated() {
+                switch descriptor.ordered(keys[a][i], keys[b][i]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return a < b
+        }
     }
 }

@@ -65,7 +65,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         self.resolvedAttributes = builder.resolvedAttributes
         self.resolvedRelationships = builder.resolvedRelationships
         self.resolvedFetchedProperties = builder.resolvedFetchedProperties
-        self.layouts = builder.makeLayouts()
+        self.layouts = builder.makeLayouts(composites: composites)
     }
 
     /// Merges several models into one.
@@ -105,6 +105,11 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
 
     /// The entity names, sorted by code point.
     public var entityNames: [String] { entities.map(\.name).sorted() }
+
+    /// The composite with this name.
+    public func composite(named name: String) -> CompositeDescription? {
+        composites.first { $0.name == name }
+    }
 
     /// The template with this name.
     public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {

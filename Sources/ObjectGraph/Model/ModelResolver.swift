@@ -202,6 +202,7 @@ struct ModelResolver {
 
     private mutating func checkAttributes(composites: [CompositeDescription]) {
         let compositeNames = Set(composites.map(\.name))
+        checkComposites(composites)
         for entity in entities {
             for attribute in entity.attributes {
                 if attribute.type == .composite {
@@ -220,6 +221,32 @@ struct ModelResolver {
                             .invalidDefaultValue, entity: entity.name, property: attribute.name,
                             "default value \(attribute.defaultValue.debugText) is not a \(attribute.type.xcodeName)"))
                 }
+            }
+        }
+    }
+
+    /// Composites must refer to defined composites and must not contain themselves (directly or through others),
+    /// so that converting and storing their values always ends.
+    private mutating func checkComposites(_ composites: [CompositeDescription]) {
+        let byName = Dictionary(composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for composite in composites {
+            var seen: Set<String> = [composite.name]
+            var stack = composite.attributes.compactMap { $0.type == .composite ? $0.compositeName : nil }
+            while let next = stack.popLast() {
+                guard let member = byName[next] else {
+                    errors.append(
+                        .init(
+                            .unknownComposite,
+                            "composite '\(composite.name)' uses composite '\(next)', which is not defined"))
+                    continue
+                }
+                guard seen.insert(next).inserted else {
+                    if next == composite.name {
+                        errors.append(.init(.unknownComposite, "composite '\(composite.name)' contains itself"))
+                    }
+                    continue
+                }
+                stack += member.attributes.compactMap { $0.type == .composite ? $0.compositeName : nil }
             }
         }
     }
@@ -273,8 +300,9 @@ struct ModelResolver {
     }
 
     /// The object layout of every entity (call only for a model without errors).
-    func makeLayouts() -> [String: EntityLayout] {
+    func makeLayouts(composites: [CompositeDescription]) -> [String: EntityLayout] {
         var layouts: [String: EntityLayout] = [:]
+        let compositesByName = Dictionary(composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, entity) in entities.enumerated() {
             var ancestors: [String] = []
             var current = parentIndex[i]
@@ -290,7 +318,7 @@ struct ModelResolver {
             }
             layouts[entity.name] = EntityLayout(
                 entity: entity, attributes: resolvedAttributes[i], relationships: resolvedRelationships[i],
-                ancestors: ancestors, kinds: kinds)
+                ancestors: ancestors, kinds: kinds, composites: compositesByName)
         }
         return layouts
     }

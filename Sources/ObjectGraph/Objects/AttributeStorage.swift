@@ -134,6 +134,21 @@ struct AttributeStorage {
         }
     }
 
+    /// Whether `value` can be stored in a slot of `kind` for an attribute of `type` (null always can).
+    static func fits(_ value: AttributeValue, _ kind: AttributeSlot.Kind, type: AttributeType) -> Bool {
+        switch (kind, value) {
+        case (_, .null), (.value, _): return true
+        case (.int16, .integer16), (.int32, .integer32), (.int64, .integer64), (.double, .double), (.float, .float),
+            (.bool, .boolean), (.date, .date), (.decimal, .decimal), (.uuid, .uuid), (.string, .string):
+            return true
+        case (.data, .binary): return type == .binary
+        case (.data, .transformable): return type == .transformable
+        case (.url, .uri): return type == .uri
+        case (.url, .objectID): return type == .objectID
+        default: return false
+        }
+    }
+
     /// Stores `value` (already converted to the attribute's type) in attribute `index`.
     func set(_ index: Int, _ value: AttributeValue, layout: EntityLayout) {
         let slot = layout.slots[index]

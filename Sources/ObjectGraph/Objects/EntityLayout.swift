@@ -19,6 +19,8 @@ public final class EntityLayout: Sendable {
     public let kindNames: Set<String>
     /// The parent chain, nearest first.
     public let ancestorNames: [String]
+    /// The model's composites by name, for the values of composite attributes.
+    public let composites: [String: CompositeDescription]
 
     let attributeIndex: [String: Int]
     let relationshipIndex: [String: Int]
@@ -28,8 +30,9 @@ public final class EntityLayout: Sendable {
 
     init(
         entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
-        ancestors: [String], kinds: Set<String>
+        ancestors: [String], kinds: Set<String>, composites: [String: CompositeDescription] = [:]
     ) {
+        self.composites = composites
         name = entity.name
         self.entity = entity
         self.attributes = attributes
@@ -58,6 +61,14 @@ public final class EntityLayout: Sendable {
 
     /// The slot of a relationship.
     public func relationshipSlot(named name: String) -> Int? { relationshipIndex[name] }
+
+    /// `value` converted losslessly to the type of the attribute at `index` (composite values member by member).
+    /// - Throws: ``ValueConversionError`` when it does not fit.
+    public func converted(_ value: AttributeValue, forAttributeAt index: Int) throws(ValueConversionError)
+        -> AttributeValue
+    {
+        try AttributeValue.converted(value, to: attributes[index], composites: composites)
+    }
 
     /// Whether objects of this entity are also of kind `entityName` (the entity itself or an ancestor).
     public func isKind(of entityName: String) -> Bool {

@@ -1,18 +1,12 @@
 extension ManagedObject {
     /// Sets a to-one relationship, keeping the inverse relationship in step (the old destination forgets this
     /// object, the new one gains it).
-    public func setObject(_ object: ManagedObject?, forKey key: String) {
-        do {
-            try setObject(object, forKey: key, checked: true)
-        } catch {
-            preconditionFailure("\(error)")
-        }
-    }
-
-    func setObject(_ object: ManagedObject?, forKey key: String, checked: Bool) throws(ObjectGraphError) {
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, or an object
+    ///   (this one, or a destination whose inverse must change) that cannot be read from its store.
+    public func setObject(_ object: ManagedObject?, forKey key: String) throws(ObjectGraphError) {
         let index = try relationshipIndex(key, toMany: false)
         if let object { try checkDestination(object, index) }
-        setToOne(index, object)
+        try setToOne(index, object)
     }
 
     /// Replaces the contents of a to-many relationship, keeping inverses in step.
@@ -20,11 +14,11 @@ extension ManagedObject {
         let index = try relationshipIndex(key, toMany: true)
         for object in objects { try checkDestination(object, index) }
         let keep = Set(objects.map(ObjectIdentifier.init))
-        for old in toManyObjects(at: index) where !keep.contains(ObjectIdentifier(old)) {
-            removeFromMany(index, old)
+        for old in try toManyObjects(at: index) where !keep.contains(ObjectIdentifier(old)) {
+            try removeFromMany(index, old)
         }
         for (position, object) in objects.enumerated() {
-            addToMany(index, object, at: entity.relationships[index].isOrdered ? position : nil)
+            try addToMany(index, object, at: entity.relationships[index].isOrdered ? position : nil)
         }
     }
 
@@ -35,7 +29,7 @@ extension ManagedObject {
 
     private func relationshipIndex(_ key: String, toMany: Bool) throws(ObjectGraphError) -> Int {
         guard let index = entity.relationshipIndex[key] else {
-            throw ObjectGraphError(.unknownKey, "\(entity.name) has no relationship '\(key)'")
+            throw unknownKey(key, relationship: toMany ? "to-many" : "to-one")
         }
         guard entity.relationships[index].isToMany == toMany else {
             throw ObjectGraphError(
@@ -44,7 +38,7 @@ extension ManagedObject {
         return index
     }
 
-    private func checkDestination(_ object: ManagedObject, _ index: Int) throws(ObjectGraphError) {
+    func checkDestination(_ object: ManagedObject, _ index: Int) throws(ObjectGraphError) {
         let relationship = entity.relationships[index]
         guard object.entity.isKind(of: relationship.destinationEntityName) else {
             throw ObjectGraphError(
@@ -64,62 +58,82 @@ extension ManagedObject {
         entity.relationships[index].inverseName.flatMap { object.entity.relationshipIndex[$0] }
     }
 
-    func setToOne(_ index: Int, _ newValue: ManagedObject?) {
-        let old = toOneObject(at: index)
+    func setToOne(_ index: Int, _ newValue: ManagedObject?) throws(ObjectGraphError) {
+        let old = try toOneObject(at: index)
         if old === newValue { return }
-        rawSetToOne(index, newValue)
-        if let old, let inverse = inverseIndex(of: index, in: old) { old.detach(self, from: inverse) }
-        if let newValue, let inverse = inverseIndex(of: index, in: newValue) { newValue.attach(self, to: inverse) }
+        // Every object whose relationships change is read first, so that a failure leaves nothing half changed.
+        if entity.relationships[index].inverseName != nil {
+            try old?.fireFault()
+            try newValue?.fireFault()
+        }
+        try rawSetToOne(index, newValue)
+        if let old, let inverse = inverseIndex(of: index, in: old) { try old.detach(self, from: inverse) }
+        if let newValue, let inverse = inverseIndex(of: index, in: newValue) { try newValue.attach(self, to: inverse) }
     }
 
-    func addToMany(_ index: Int, _ object: ManagedObject, at position: Int? = nil) {
-        if toManyContains(index, object) {
+    func addToMany(_ index: Int, _ object: ManagedObject, at position: Int? = nil) throws(ObjectGraphError) {
+        if try toManyContains(index, object) {
             if let position, case .toMany(let c) = relationshipSlots[index], c.position(of: object) != position {
-                rawRemoveFromMany(index, object)
-                rawInsertIntoMany(index, object, at: position)
+                try rawRemoveFromMany(index, object)
+                try rawInsertIntoMany(index, object, at: position)
             }
             return
         }
-        rawInsertIntoMany(index, object, at: position)
-        if let inverse = inverseIndex(of: index, in: object) { object.attach(self, to: inverse) }
+        if entity.relationships[index].inverseName != nil { try object.fireFault() }
+        try rawInsertIntoMany(index, object, at: position)
+        if let inverse = inverseIndex(of: index, in: object) { try object.attach(self, to: inverse) }
     }
 
-    func removeFromMany(_ index: Int, _ object: ManagedObject) {
-        guard toManyContains(index, object) else { return }
-        rawRemoveFromMany(index, object)
-        if let inverse = inverseIndex(of: index, in: object) { object.detach(self, from: inverse) }
+    func removeFromMany(_ index: Int, _ object: ManagedObject) throws(ObjectGraphError) {
+        guard try toManyContains(index, object) else { return }
+        if entity.relationships[index].inverseName != nil { try object.fireFault() }
+        try rawRemoveFromMany(index, object)
+        if let inverse = inverseIndex(of: index, in: object) { try object.detach(self, from: inverse) }
     }
 
     /// Makes relationship `index` of this object include `object` (the inverse side of a change on `object`).
-    private func attach(_ object: ManagedObject, to index: Int) {
+    private func attach(_ object: ManagedObject, to index: Int) throws(ObjectGraphError) {
         if entity.relationships[index].isToMany {
-            if !toManyContains(index, object) { rawInsertIntoMany(index, object, at: nil) }
+            if try !toManyContains(index, object) { try rawInsertIntoMany(index, object, at: nil) }
         } else {
-            let previous = toOneObject(at: index)
+            let previous = try toOneObject(at: index)
             if previous === object { return }
-            rawSetToOne(index, object)
+            try previous?.fireFault()
+            try rawSetToOne(index, object)
             // The previous partner loses this object (one-to-one and one-to-many pairs stay consistent).
-            if let previous, let back = inverseIndex(of: index, in: previous) { previous.detach(self, from: back) }
+            if let previous, let back = inverseIndex(of: index, in: previous) { try previous.detach(self, from: back) }
         }
     }
 
     /// Makes relationship `index` of this object forget `object`.
-    func detach(_ object: ManagedObject, from index: Int) {
+    func detach(_ object: ManagedObject, from index: Int) throws(ObjectGraphError) {
         if entity.relationships[index].isToMany {
-            if toManyContains(index, object) { rawRemoveFromMany(index, object) }
-        } else if toOneObject(at: index) === object {
-            rawSetToOne(index, nil)
+            if try toManyContains(index, object) { try rawRemoveFromMany(index, object) }
+        } else if try toOneObject(at: index) === object {
+            try rawSetToOne(index, nil)
         }
     }
 
     // MARK: - Primitive changes: tracked and undoable, no inverse maintenance
 
-    func rawSetToOne(_ index: Int, _ newValue: ManagedObject?) {
-        let old = toOneObject(at: index)
+    /// Runs an undo or redo action; a failure (an object that can no longer be read) is kept by the context so
+    /// that the next save reports it instead of writing a half-undone graph.
+    func undoing(_ body: () throws(ObjectGraphError) -> Void) {
+        do {
+            try body()
+        } catch {
+            managedObjectContext?.recordFailure(error)
+        }
+    }
+
+    func rawSetToOne(_ index: Int, _ newValue: ManagedObject?) throws(ObjectGraphError) {
+        let old = try toOneObject(at: index)
         if old === newValue { return }
         if let context = managedObjectContext {
-            context.willChange(self)
-            context.registerUndo(self) { object in object.rawSetToOne(index, old) }
+            context.willChange(self, relationship: index)
+            context.registerUndo(self) { object in
+                object.undoing { () throws(ObjectGraphError) in try object.rawSetToOne(index, old) }
+            }
         }
         relationshipSlots[index] = .toOne(newValue)
         managedObjectContext?.didChange(self)
@@ -128,13 +142,15 @@ extension ManagedObject {
             new: newValue.map { .object($0) } ?? .null)
     }
 
-    func rawInsertIntoMany(_ index: Int, _ object: ManagedObject, at position: Int?) {
-        fireFault()
-        resolve(index)
+    func rawInsertIntoMany(_ index: Int, _ object: ManagedObject, at position: Int?) throws(ObjectGraphError) {
+        try fireFault()
+        try resolve(index)
         guard case .toMany(var collection) = relationshipSlots[index], !collection.contains(object) else { return }
         if let context = managedObjectContext {
-            context.willChange(self)
-            context.registerUndo(self) { owner in owner.rawRemoveFromMany(index, object) }
+            context.willChange(self, relationship: index)
+            context.registerUndo(self) { owner in
+                owner.undoing { () throws(ObjectGraphError) in try owner.rawRemoveFromMany(index, object) }
+            }
         }
         relationshipSlots[index] = .unresolvedToOne(nil)  // release the array so the append does not copy it
         if let position { collection.insert(object, at: position) } else { collection.append(object) }
@@ -143,25 +159,54 @@ extension ManagedObject {
         observers?.notify(entity.relationships[index].name, old: .null, new: .object(object))
     }
 
-    func rawRemoveFromMany(_ index: Int, _ object: ManagedObject) {
-        fireFault()
-        resolve(index)
+    func rawRemoveFromMany(_ index: Int, _ object: ManagedObject) throws(ObjectGraphError) {
+        try fireFault()
+        try resolve(index)
         guard case .toMany(var collection) = relationshipSlots[index], collection.contains(object) else { return }
-        managedObjectContext?.willChange(self)
+        managedObjectContext?.willChange(self, relationship: index)
         relationshipSlots[index] = .unresolvedToOne(nil)
         let ordered = entity.relationships[index].isOrdered
         let position = collection.remove(object, keepingOrder: ordered)
         relationshipSlots[index] = .toMany(collection)
         if let context = managedObjectContext, let position {
-            context.registerUndo(self) { owner in owner.rawInsertIntoMany(index, object, at: ordered ? position : nil) }
+            context.registerUndo(self) { owner in
+                owner.undoing { () throws(ObjectGraphError) in
+                    try owner.rawInsertIntoMany(index, object, at: ordered ? position : nil)
+                }
+            }
         }
         managedObjectContext?.didChange(self)
         observers?.notify(entity.relationships[index].name, old: .object(object), new: .null)
     }
 
+    /// The destinations of relationship `index` as IDs without reading anything from the store; `nil` for a to-many
+    /// relationship that is still a fault.
+    func loadedRelationshipIDs(_ index: Int) -> [ManagedObjectID]? {
+        guard index < relationshipSlots.count else { return [] }
+        switch relationshipSlots[index] {
+        case .toOne(let object): return object.map { [$0.objectID] } ?? []
+        case .toMany(let collection): return collection.objects.map(\.objectID)
+        case .unresolvedToOne(let id): return id.map { [$0] } ?? []
+        case .unresolvedToMany(let ids): return ids
+        case .toManyFault: return nil
+        }
+    }
+
+    /// How many destinations relationship `index` has, without reading anything; `nil` for a to-many fault.
+    func loadedRelationshipCount(_ index: Int) -> Int? {
+        guard index < relationshipSlots.count else { return 0 }
+        switch relationshipSlots[index] {
+        case .toOne(let object): return object == nil ? 0 : 1
+        case .toMany(let collection): return collection.count
+        case .unresolvedToOne(let id): return id == nil ? 0 : 1
+        case .unresolvedToMany(let ids): return ids.count
+        case .toManyFault: return nil
+        }
+    }
+
     /// The destinations of relationship `index` as IDs (for snapshots and comparisons); a to-many fault is read first.
-    func relationshipIDs(_ index: Int) -> [ManagedObjectID] {
-        if case .toManyFault = relationshipSlots[index] { resolve(index) }
+    func relationshipIDs(_ index: Int) throws(ObjectGraphError) -> [ManagedObjectID] {
+        if case .toManyFault = relationshipSlots[index] { try resolve(index) }
         switch relationshipSlots[index] {
         case .toOne(let object): return object.map { [$0.objectID] } ?? []
         case .toMany(let collection): return collection.objects.map(\.objectID)
@@ -173,8 +218,8 @@ extension ManagedObject {
 
     /// How many destinations relationship `index` has, without building the list of IDs; a to-many fault is read
     /// first.
-    func relationshipCount(_ index: Int) -> Int {
-        if case .toManyFault = relationshipSlots[index] { resolve(index) }
+    func relationshipCount(_ index: Int) throws(ObjectGraphError) -> Int {
+        if case .toManyFault = relationshipSlots[index] { try resolve(index) }
         switch relationshipSlots[index] {
         case .toOne(let object): return object == nil ? 0 : 1
         case .toMany(let collection): return collection.count
@@ -192,24 +237,34 @@ public struct MutableRelationship {
     let index: Int
 
     /// The objects, in order for ordered relationships.
-    public var objects: [ManagedObject] { owner.toManyObjects(at: index) }
+    /// - Throws: ``ObjectGraphError`` when the relationship cannot be read from the store.
+    public func objects() throws(ObjectGraphError) -> [ManagedObject] { try owner.toManyObjects(at: index) }
+
     /// How many objects there are.
-    public var count: Int { objects.count }
+    public func count() throws(ObjectGraphError) -> Int { try owner.relationshipCount(index) }
 
     /// Whether `object` is in the relationship.
-    public func contains(_ object: ManagedObject) -> Bool { owner.toManyContains(index, object) }
+    public func contains(_ object: ManagedObject) throws(ObjectGraphError) -> Bool {
+        try owner.toManyContains(index, object)
+    }
 
     /// Adds an object (at the end of an ordered relationship).
-    public func add(_ object: ManagedObject) { owner.addToMany(index, object) }
+    public func add(_ object: ManagedObject) throws(ObjectGraphError) {
+        try owner.checkDestination(object, index)
+        try owner.addToMany(index, object)
+    }
 
     /// Adds an object at a position of an ordered relationship.
-    public func insert(_ object: ManagedObject, at position: Int) { owner.addToMany(index, object, at: position) }
+    public func insert(_ object: ManagedObject, at position: Int) throws(ObjectGraphError) {
+        try owner.checkDestination(object, index)
+        try owner.addToMany(index, object, at: position)
+    }
 
     /// Removes an object.
-    public func remove(_ object: ManagedObject) { owner.removeFromMany(index, object) }
+    public func remove(_ object: ManagedObject) throws(ObjectGraphError) { try owner.removeFromMany(index, object) }
 
     /// Removes every object.
-    public func removeAll() {
-        for object in objects { owner.removeFromMany(index, object) }
+    public func removeAll() throws(ObjectGraphError) {
+        for object in try objects() { try owner.removeFromMany(index, object) }
     }
 }

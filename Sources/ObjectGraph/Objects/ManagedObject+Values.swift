@@ -1,53 +1,114 @@
-public import Foundation
+import Foundation
 
 extension ManagedObject {
     // MARK: - Reading
 
     /// The value for a key: an attribute value, a to-one destination (``PredicateValue/object(_:)``), or a to-many
-    /// relationship (``PredicateValue/collection(_:ordered:)``). Unknown keys give ``PredicateValue/null``.
-    public func value(forKey key: String) -> PredicateValue {
-        if let i = entity.attributeIndex[key] { return PredicateValue(attributeValue(at: i)) }
+    /// relationship (``PredicateValue/collection(_:ordered:)``).
+    /// - Throws: ``ObjectGraphError`` `unknownKey` for a key the entity lacks; `faultNotFulfilled` when the object
+    ///   (a fault) or a to-many relationship cannot be read from its store.
+    public func value(forKey key: String) throws(ObjectGraphError) -> PredicateValue {
+        if let i = entity.attributeIndex[key] { return PredicateValue(try attributeValue(at: i)) }
         if let i = entity.relationshipIndex[key] {
             if entity.relationships[i].isToMany {
-                return .collection(toManyObjects(at: i).map { .object($0) }, ordered: entity.relationships[i].isOrdered)
+                return .collection(
+                    try toManyObjects(at: i).map { .object($0) }, ordered: entity.relationships[i].isOrdered)
             }
-            return toOneObject(at: i).map { .object($0) } ?? .null
+            return try toOneObject(at: i).map { .object($0) } ?? .null
         }
-        return .null
+        throw unknownKey(key)
     }
 
     /// The value at a key path, through to-one and to-many relationships, with collection operators
-    /// (`@count @sum @avg @min @max @distinctUnionOfObjects …`).
-    public func value(forKeyPath keyPath: String) -> PredicateValue {
-        let path = keyPath.split(separator: ".").map(String.init)
-        return (try? ExpressionEvaluator.follow(path[...], from: .object(self))) ?? .null
+    /// (`@count @sum @avg @min @max @distinctUnionOfObjects …`) and composite members (`magnitude.richter`).
+    /// - Throws: ``ObjectGraphError`` for a key that does not exist along the path or a value that cannot be read.
+    public func value(forKeyPath keyPath: String) throws(ObjectGraphError) -> PredicateValue {
+        let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        do {
+            return try ExpressionEvaluator.follow(path[...], from: .object(self))
+        } catch {
+            throw ObjectGraphError(
+                error.code == .unknownKey ? .unknownKey : .faultNotFulfilled, error.message, objectID: objectID)
+        }
     }
 
-    public func predicateValue(forKey key: String) -> PredicateValue {
-        value(forKey: key)
+    public func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
+        do {
+            return try value(forKey: key)
+        } catch {
+            throw ObjectPredicateError(error.code == .unknownKey ? .unknownKey : .objectUnavailable, error.message)
+        }
     }
 
-    /// The attribute value for a key (``AttributeValue/null`` for unknown keys and relationships).
-    public func attributeValue(forKey key: String) -> AttributeValue {
-        guard let i = entity.attributeIndex[key] else { return .null }
-        return attributeValue(at: i)
+    /// The attribute value for a key.
+    /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not an attribute; `faultNotFulfilled` when the
+    ///   object cannot be read from its store.
+    public func attributeValue(forKey key: String) throws(ObjectGraphError) -> AttributeValue {
+        guard let i = entity.attributeIndex[key] else { throw unknownKey(key, attribute: true) }
+        return try attributeValue(at: i)
     }
 
     /// The destination of a to-one relationship.
-    public func object(forKey key: String) -> ManagedObject? {
-        guard let i = entity.relationshipIndex[key], !entity.relationships[i].isToMany else { return nil }
-        return toOneObject(at: i)
+    /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-one relationship, or when the object
+    ///   cannot be read from its store.
+    public func object(forKey key: String) throws(ObjectGraphError) -> ManagedObject? {
+        guard let i = entity.relationshipIndex[key], !entity.relationships[i].isToMany else {
+            throw unknownKey(key, relationship: "to-one")
+        }
+        return try toOneObject(at: i)
     }
 
     /// The destinations of a to-many relationship, in order for ordered relationships.
-    public func objects(forKey key: String) -> [ManagedObject] {
-        guard let i = entity.relationshipIndex[key], entity.relationships[i].isToMany else { return [] }
-        return toManyObjects(at: i)
+    /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-many relationship, or when the object or
+    ///   the relationship cannot be read from the store.
+    public func objects(forKey key: String) throws(ObjectGraphError) -> [ManagedObject] {
+        guard let i = entity.relationshipIndex[key], entity.relationships[i].isToMany else {
+            throw unknownKey(key, relationship: "to-many")
+        }
+        return try toManyObjects(at: i)
     }
 
-    /// A typed attribute value: `let title: String? = book["title"]`.
+    /// A typed attribute value that reports failures: `let title: String? = try book.value(forKey: "title", as:
+    /// String.self)`. Nil for a null value; a value of another Swift type than asked is an error, not nil.
+    public func value<T: AttributeConvertible>(forKey key: String, as type: T.Type) throws(ObjectGraphError) -> T? {
+        let value = try attributeValue(forKey: key)
+        if value.isNull { return nil }
+        guard let typed = T(attributeValue: value) else {
+            throw ObjectGraphError(
+                .wrongValueType, "\(entity.name).\(key) holds \(value.debugText), not a \(T.self)", objectID: objectID)
+        }
+        return typed
+    }
+
+    /// Sets a typed attribute value, reporting values that do not fit: `try book.set(title, forKey: "title")`.
+    /// - Throws: ``ObjectGraphError`` for an unknown key or a value out of range for the attribute (for example
+    ///   40000 for an Integer 16, or 0.1 for a Float, which cannot hold it exactly).
+    public func set<T: AttributeConvertible>(_ value: T?, forKey key: String) throws(ObjectGraphError) {
+        try setValue(value.map { $0.attributeValue } ?? .null, forKey: key)
+    }
+
+    /// A typed attribute value for the accessors of subclasses: `let title: String? = book["title"]`.
+    ///
+    /// The getter gives nil for a null value or a value of another type. If the object is a fault whose row cannot
+    /// be read, it gives nil and the failure is kept by the context: the next ``ManagedObjectContext/save()`` throws
+    /// it, so no nil read this way is ever written back. Use ``value(forKey:as:)`` and ``set(_:forKey:)`` where
+    /// failures must be handled on the spot.
+    ///
+    /// The setter is for values the program controls: an unknown key or a value that does not fit the attribute
+    /// is a programmer error and stops the program. Values that come from input must go through
+    /// ``set(_:forKey:)``, which throws instead.
     public subscript<T: AttributeConvertible>(key: String) -> T? {
-        get { T(attributeValue: attributeValue(forKey: key)) }
+        get {
+            guard let i = entity.attributeIndex[key] else {
+                preconditionFailure("\(entity.name) has no attribute '\(key)'")
+            }
+            do {
+                return T(attributeValue: try attributeValue(at: i))
+            } catch {
+                managedObjectContext?.recordFailure(error)
+                return nil
+            }
+        }
         set {
             do {
                 try setValue(newValue.map { $0.attributeValue } ?? .null, forKey: key)
@@ -57,47 +118,116 @@ extension ManagedObject {
         }
     }
 
-    func attributeValue(at index: Int) -> AttributeValue {
-        fireFault()
+    /// A to-one destination for the accessors of subclasses: `var borrower: Friend? { get { self[object:
+    /// "borrower"] } set { self[object: "borrower"] = newValue } }`.
+    ///
+    /// As with the attribute subscript, a fault that cannot be read gives nil and is kept by the context for the
+    /// next save to throw; setting through it keeps the inverse in step. An unknown key or a destination of the
+    /// wrong entity is a programmer error; use ``setObject(_:forKey:)`` for destinations that come from input.
+    public subscript<T: ManagedObject>(object key: String) -> T? {
+        get {
+            guard let i = entity.relationshipIndex[key], !entity.relationships[i].isToMany else {
+                preconditionFailure("\(entity.name) has no to-one relationship '\(key)'")
+            }
+            do {
+                return try toOneObject(at: i) as? T
+            } catch {
+                managedObjectContext?.recordFailure(error)
+                return nil
+            }
+        }
+        set {
+            do {
+                try setObject(newValue, forKey: key)
+            } catch  where error.code == .faultNotFulfilled || error.code == .invalidatedObject {
+                managedObjectContext?.recordFailure(error)
+            } catch {
+                preconditionFailure("\(entity.name).\(key): \(error)")
+            }
+        }
+    }
+
+    /// The destinations of a to-many relationship for the accessors of subclasses (read-only: change them through
+    /// ``mutableObjects(forKey:)``). A relationship that cannot be read gives an empty array and is kept by the
+    /// context for the next save to throw.
+    public subscript<T: ManagedObject>(objects key: String) -> [T] {
+        guard let i = entity.relationshipIndex[key], entity.relationships[i].isToMany else {
+            preconditionFailure("\(entity.name) has no to-many relationship '\(key)'")
+        }
+        do {
+            return try toManyObjects(at: i).compactMap { $0 as? T }
+        } catch {
+            managedObjectContext?.recordFailure(error)
+            return []
+        }
+    }
+
+    func unknownKey(_ key: String, attribute: Bool = false, relationship: String? = nil) -> ObjectGraphError {
+        let kind = attribute ? "attribute" : relationship.map { "\($0) relationship" } ?? "property"
+        return ObjectGraphError(
+            .unknownKey, "\(entity.name) has no \(kind) '\(Diagnostics.quote(key))'", objectID: objectID)
+    }
+
+    func attributeValue(at index: Int) throws(ObjectGraphError) -> AttributeValue {
+        try fireFault()
+        if let raw = rawValue(at: index) { return raw }
         return storage!.value(index, layout: entity)
     }
 
-    func toOneObject(at index: Int) -> ManagedObject? {
-        fireFault()
-        resolve(index)
+    func toOneObject(at index: Int) throws(ObjectGraphError) -> ManagedObject? {
+        try fireFault()
+        try resolve(index)
         if case .toOne(let object) = relationshipSlots[index] { return object }
         return nil
     }
 
-    func toManyObjects(at index: Int) -> [ManagedObject] {
-        fireFault()
-        resolve(index)
+    func toManyObjects(at index: Int) throws(ObjectGraphError) -> [ManagedObject] {
+        try fireFault()
+        try resolve(index)
         if case .toMany(let collection) = relationshipSlots[index] { return collection.objects }
         return []
     }
 
-    func toManyContains(_ index: Int, _ object: ManagedObject) -> Bool {
-        fireFault()
-        resolve(index)
+    func toManyContains(_ index: Int, _ object: ManagedObject) throws(ObjectGraphError) -> Bool {
+        try fireFault()
+        try resolve(index)
         if case .toMany(let collection) = relationshipSlots[index] { return collection.contains(object) }
         return false
     }
 
     /// Turns the IDs a snapshot gave into objects (faults where they are not registered yet).
-    func resolve(_ index: Int) {
+    func resolve(_ index: Int) throws(ObjectGraphError) {
         switch relationshipSlots[index] {
         case .unresolvedToOne(let id):
-            relationshipSlots[index] = .toOne(id.flatMap { managedObjectContext?.object(with: $0) })
+            guard let id else {
+                relationshipSlots[index] = .toOne(nil)
+                return
+            }
+            relationshipSlots[index] = .toOne(try context().fault(for: id))
         case .unresolvedToMany(let ids):
-            let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
+            let context = try context()
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(ids.count)
+            for id in ids { objects.append(try context.fault(for: id)) }
             relationshipSlots[index] = .toMany(ObjectCollection(objects))
         case .toManyFault:
-            let ids = managedObjectContext?.destinations(of: self, relationship: entity.relationships[index].name) ?? []
-            let objects = ids.compactMap { managedObjectContext?.object(with: $0) }
+            let context = try context()
+            let ids = try context.destinations(of: self, relationship: entity.relationships[index].name)
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(ids.count)
+            for id in ids { objects.append(try context.fault(for: id)) }
             relationshipSlots[index] = .toMany(ObjectCollection(objects))
         default:
             break
         }
+    }
+
+    /// The context, or an error when the object has left it.
+    func context() throws(ObjectGraphError) -> ManagedObjectContext {
+        guard let context = managedObjectContext else {
+            throw ObjectGraphError(.invalidatedObject, "\(objectID) is no longer in a context", objectID: objectID)
+        }
+        return context
     }
 
     // MARK: - Writing attributes
@@ -106,7 +236,7 @@ extension ManagedObject {
     /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, or a value that does not convert.
     public func setValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
         let (index, converted) = try checkedAttribute(value, key)
-        setAttribute(at: index, converted, tracked: true)
+        try setAttribute(at: index, converted, tracked: true)
     }
 
     /// Sets a value given as a predicate value (Core Data's `setValue(_:forKey:)` for any property): attributes,
@@ -114,8 +244,8 @@ extension ManagedObject {
     public func setKeyValue(_ value: PredicateValue, forKey key: String) throws(ObjectGraphError) {
         if let i = entity.relationshipIndex[key] {
             switch value {
-            case .null where !entity.relationships[i].isToMany: setObject(nil, forKey: key)
-            case .object(let o as ManagedObject): try setObject(o, forKey: key, checked: true)
+            case .null where !entity.relationships[i].isToMany: try setObject(nil, forKey: key)
+            case .object(let o as ManagedObject): try setObject(o, forKey: key)
             case .collection(let items, _):
                 var objects: [ManagedObject] = []
                 for item in items {
@@ -130,6 +260,19 @@ extension ManagedObject {
             }
             return
         }
+        if case .dictionary(let entries) = value, let i = entity.attributeIndex[key],
+            entity.attributes[i].type == .composite
+        {
+            var members: [String: AttributeValue] = [:]
+            for (name, member) in entries {
+                guard let constant = member.constant else {
+                    throw ObjectGraphError(.wrongValueType, "\(entity.name).\(key).\(name): not an attribute value")
+                }
+                members[name] = AttributeValue(constant: constant)
+            }
+            try setValue(.composite(members), forKey: key)
+            return
+        }
         guard let constant = value.constant else {
             throw ObjectGraphError(.wrongValueType, "\(entity.name).\(key): an object is not an attribute value")
         }
@@ -137,15 +280,15 @@ extension ManagedObject {
     }
 
     /// The stored value without firing change tracking or undo (Core Data's primitive accessors).
-    public func primitiveValue(forKey key: String) -> AttributeValue {
-        attributeValue(forKey: key)
+    public func primitiveValue(forKey key: String) throws(ObjectGraphError) -> AttributeValue {
+        try attributeValue(forKey: key)
     }
 
     /// Sets a value without change tracking, undo or observers: for initial values in ``awakeFromInsert()`` and
     /// for values derived from others.
     public func setPrimitiveValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
         let (index, converted) = try checkedAttribute(value, key)
-        setAttribute(at: index, converted, tracked: false)
+        try setAttribute(at: index, converted, tracked: false)
     }
 
     private func checkedAttribute(_ value: AttributeValue, _ key: String) throws(ObjectGraphError) -> (
@@ -156,25 +299,38 @@ extension ManagedObject {
                 throw ObjectGraphError(
                     .wrongValueType, "\(entity.name).\(key) is a relationship; set it with setObject")
             }
-            throw ObjectGraphError(.unknownKey, "\(entity.name) has no property '\(key)'")
+            throw unknownKey(key)
         }
-        let type = entity.attributes[index].type
-        if type == .undefined || type == .composite { return (index, value) }
         do {
-            return (index, try value.converted(to: type))
+            return (index, try entity.converted(value, forAttributeAt: index))
         } catch {
-            throw ObjectGraphError(.wrongValueType, "\(entity.name).\(key): \(error)")
+            throw ObjectGraphError(.wrongValueType, "\(entity.name).\(key): \(error)", objectID: objectID)
         }
     }
 
-    func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) {
-        let old = attributeValue(at: index)
+    func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) throws(ObjectGraphError) {
+        let old = try attributeValue(at: index)
         if old == value { return }
         if tracked, let context = managedObjectContext {
             context.willChange(self)
-            context.registerUndo(self) { object in object.setAttribute(at: index, old, tracked: true) }
+            context.registerUndo(self) { object in
+                object.undoing { () throws(ObjectGraphError) in try object.setAttribute(at: index, old, tracked: true) }
+            }
         }
-        storage!.set(index, value, layout: entity)
+        if let raw = rawValue(at: index), raw == old {
+            // A raw value from a lenient read is replaced by a typed one (or restored by undo, below).
+            var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]
+            values[index] = nil
+            setRawValues(values)
+        }
+        if AttributeStorage.fits(value, entity.slots[index].kind, type: entity.attributes[index].type) {
+            storage!.set(index, value, layout: entity)
+        } else {
+            // Only undo brings back a value that does not fit: the raw value a lenient read kept.
+            var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]
+            values[index] = value
+            setRawValues(values)
+        }
         if tracked {
             managedObjectContext?.didChange(self)
             observers?.notify(entity.attributes[index].name, old: PredicateValue(old), new: PredicateValue(value))

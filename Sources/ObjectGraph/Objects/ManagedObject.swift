@@ -49,6 +49,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         static let deleted = Flags(rawValue: 2)
         static let changed = Flags(rawValue: 4)
         static let tornDown = Flags(rawValue: 8)
+        /// Some attributes hold raw values from a lenient read (kept in the context's side table).
+        static let hasRawValues = Flags(rawValue: 16)
     }
 
     /// Creates an object of `entity`; the context calls this for fetched objects and for inserts.
@@ -78,29 +80,73 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         "<\(entity.name) \(objectID)\(isFault ? " fault" : "")>"
     }
 
-    /// Loads the values of a fault.
-    func fireFault() {
+    /// Loads the values of a fault from its store (or the coordinator's row cache).
+    ///
+    /// - Throws: ``ObjectGraphError`` `faultNotFulfilled` when the row is gone or the store fails (the object stays
+    ///   a fault, so nothing is invented for it), `invalidatedObject` when the object left its context.
+    func fireFault() throws(ObjectGraphError) {
         guard storage == nil else { return }
-        let storage = AttributeStorage(layout: entity)
-        self.storage = storage
-        relationshipSlots = ContiguousArray(
-            entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
-        if let context = managedObjectContext, !objectID.isTemporary {
-            context.fulfillFault(self)
+        guard !flags.contains(.tornDown) else {
+            throw ObjectGraphError(
+                .invalidatedObject,
+                "\(objectID) is no longer in a context (the context was reset or released, or its insert was undone "
+                    + "or rolled back)", objectID: objectID)
         }
+        guard let context = managedObjectContext, !objectID.isTemporary else {
+            // A new object made outside a context (or one whose context is gone before its first save): it has no
+            // stored values, only the ones it is given.
+            if managedObjectContext == nil && objectID.isTemporary {
+                allocateEmptyStorage()
+                return
+            }
+            throw ObjectGraphError(
+                .invalidatedObject, "\(objectID) is no longer in a context", objectID: objectID)
+        }
+        try context.fulfillFault(self)
+    }
+
+    /// Gives a new object empty storage: every attribute null, every relationship empty.
+    func allocateEmptyStorage() {
+        storage = AttributeStorage(layout: entity)
+        relationshipSlots = ContiguousArray(
+            entity.relationships.map { $0.isToMany ? .toMany(ObjectCollection()) : .toOne(nil) })
     }
 
     /// Fills the slots from a snapshot (used when a fault fires and when an object is refreshed).
-    func fill(from snapshot: ObjectSnapshot) {
+    ///
+    /// Every stored value is converted to its attribute's type first; a value that does not fit fails the whole
+    /// fill (the object keeps its previous state) unless the store kept it raw on purpose (``ObjectSnapshot/rawKeys``,
+    /// a lenient read), in which case it is kept as it is, never replaced by nil.
+    /// - Throws: ``ObjectGraphError`` `wrongValueType` naming the entity, object and key.
+    func fill(from snapshot: ObjectSnapshot) throws(ObjectGraphError) {
+        var converted: [(Int, AttributeValue)] = []
+        var raw: [Int: AttributeValue] = [:]
+        converted.reserveCapacity(entity.attributes.count)
+        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            let value = snapshot[attribute: attribute.name]
+            if value.isNull {
+                converted.append((i, .null))
+                continue
+            }
+            do {
+                converted.append((i, try entity.converted(value, forAttributeAt: i)))
+            } catch {
+                guard snapshot.rawKeys.contains(attribute.name) else {
+                    throw ObjectGraphError(
+                        .wrongValueType,
+                        "\(entity.name).\(attribute.name) of \(objectID): the stored value does not fit: \(error.description)",
+                        objectID: objectID)
+                }
+                raw[i] = value
+                converted.append((i, .null))
+            }
+        }
         if storage == nil {
             storage = AttributeStorage(layout: entity)
             relationshipSlots = ContiguousArray(
                 entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
         }
-        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            let value = snapshot[attribute: attribute.name]
-            storage!.set(i, (try? value.converted(to: attribute.type)) ?? .null, layout: entity)
-        }
+        for (i, value) in converted { storage!.set(i, value, layout: entity) }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
             if relationship.isToMany {
                 relationshipSlots[i] =
@@ -111,6 +157,25 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             }
         }
         storeVersion = snapshot.version
+        setRawValues(raw)
+    }
+
+    /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.
+    func setRawValues(_ raw: [Int: AttributeValue]) {
+        if raw.isEmpty {
+            guard flags.contains(.hasRawValues) else { return }
+            flags.remove(.hasRawValues)
+            managedObjectContext?.rawValues[ObjectIdentifier(self)] = nil
+        } else {
+            flags.insert(.hasRawValues)
+            managedObjectContext?.rawValues[ObjectIdentifier(self)] = raw
+        }
+    }
+
+    /// The raw (unconverted) value of attribute `index`, when a lenient read kept one.
+    func rawValue(at index: Int) -> AttributeValue? {
+        guard flags.contains(.hasRawValues) else { return nil }
+        return managedObjectContext?.rawValues[ObjectIdentifier(self)]?[index]
     }
 
     /// Turns the object back into a fault, dropping its values.
@@ -118,6 +183,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         storage?.free(layout: entity)
         storage = nil
         relationshipSlots = []
+        setRawValues([:])
     }
 
     /// Clears every slot, breaking reference cycles, when the object leaves its context.

@@ -14,6 +14,9 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// To-many relationships the store did not load: they fault separately, on first use
     /// (``IncrementalStore/destinations(of:relationship:)``).
     public var toManyFaults: Set<String> = []
+    /// Attributes whose stored values did not fit their type and were kept as they are, because the store was
+    /// opened to read leniently (`docutil dump --lenient`): the object keeps them raw instead of failing to load.
+    public var rawKeys: Set<String> = []
 
     /// Creates a snapshot.
     public init(
@@ -25,6 +28,21 @@ public struct ObjectSnapshot: Sendable, Hashable {
         self.attributes = attributes
         self.toOne = toOne
         self.toMany = toMany
+    }
+
+    /// Takes the changed properties of an update, and its version.
+    public mutating func apply(_ update: ObjectUpdate) {
+        for key in update.changedKeys {
+            if let value = update.snapshot.attributes[key] {
+                attributes[key] = value.isNull ? nil : value
+            } else if let destination = update.snapshot.toOne[key] {
+                toOne[key] = .some(destination)
+            } else if let destinations = update.snapshot.toMany[key] {
+                toMany[key] = destinations
+                toManyFaults.remove(key)
+            }
+        }
+        version = update.snapshot.version
     }
 
     /// The value of an attribute; ``AttributeValue/null`` when absent.

@@ -55,7 +55,7 @@ struct ExpressionEvaluator {
     private mutating func evaluate(_ c: Comparison) throws(ObjectPredicateError) -> Bool {
         let left = try value(of: c.lhs)
         let right = try value(of: c.rhs)
-        if c.modifier == .direct { return Self.compare(left, c.op, right, c.options) }
+        if c.modifier == .direct { return try Self.compare(left, c.op, right, c.options) }
         let elements: [PredicateValue]
         switch left {
         case .collection(let items, _): elements = items
@@ -64,16 +64,22 @@ struct ExpressionEvaluator {
         default: elements = [left]
         }
         switch c.modifier {
-        case .any: return elements.contains { Self.compare($0, c.op, right, c.options) }
-        case .all: return elements.allSatisfy { Self.compare($0, c.op, right, c.options) }
-        case .none: return !elements.contains { Self.compare($0, c.op, right, c.options) }
+        case .any:
+            for element in elements where try Self.compare(element, c.op, right, c.options) { return true }
+            return false
+        case .all:
+            for element in elements where try !Self.compare(element, c.op, right, c.options) { return false }
+            return true
+        case .none:
+            for element in elements where try Self.compare(element, c.op, right, c.options) { return false }
+            return true
         case .direct: return false
         }
     }
 
     static func compare(
         _ left: PredicateValue, _ op: Comparison.Operator, _ right: PredicateValue, _ options: Comparison.Options
-    ) -> Bool {
+    ) throws(ObjectPredicateError) -> Bool {
         switch op {
         case .equal: return ValueComparison.equal(left, right, options)
         case .notEqual: return !ValueComparison.equal(left, right, options)
@@ -122,7 +128,7 @@ struct ExpressionEvaluator {
             return ValueComparison.like(s, pattern, options)
         case .matches:
             guard case .string(let s) = left, case .string(let pattern) = right else { return false }
-            return ValueComparison.matches(s, pattern, options)
+            return try ValueComparison.matches(s, pattern, options)
         case .utiEquals:
             return ValueComparison.equal(left, right, [.caseInsensitive])
         case .utiConformsTo:
@@ -226,7 +232,7 @@ struct ExpressionEvaluator {
             let component = path[index]
             index += 1
             guard component.hasPrefix("@") else {
-                current = current.value(forKey: component)
+                current = try current.value(forKey: component)
                 continue
             }
             let elements: [PredicateValue]
@@ -358,8 +364,9 @@ extension PredicateValue {
 extension Comparison {
     /// Whether the comparison holds between two values, with Apple's semantics (nil, numeric coercion, string
     /// options). Stores use this to evaluate string operators inside SQL with exactly the in-memory result.
-    public func holds(_ left: PredicateValue, _ right: PredicateValue) -> Bool {
-        ExpressionEvaluator.compare(left, op, right, options)
+    /// - Throws: ``ObjectPredicateError`` `invalidPattern` for a `MATCHES` pattern that is not a regular expression.
+    public func holds(_ left: PredicateValue, _ right: PredicateValue) throws(ObjectPredicateError) -> Bool {
+        try ExpressionEvaluator.compare(left, op, right, options)
     }
 }
 

@@ -55,9 +55,10 @@ public enum PredicateConstant: Sendable, Hashable {
 /// Something whose properties a predicate can read by key: a managed object, or any type that offers key-value
 /// access. Dictionaries need no conformance: use ``PredicateValue/dictionary(_:)``.
 public protocol KeyValueCoding: AnyObject {
-    /// The value for a key, or ``PredicateValue/null`` when there is none. To-many relationships return
-    /// ``PredicateValue/collection(_:ordered:)``.
-    func predicateValue(forKey key: String) -> PredicateValue
+    /// The value for a key. To-many relationships return ``PredicateValue/collection(_:ordered:)``.
+    /// - Throws: ``ObjectPredicateError`` when the key is unknown (`unknownKey`) or the value cannot be read
+    ///   (`objectUnavailable`, e.g. a fault whose row is gone).
+    func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue
 }
 
 /// A value while a predicate is evaluated: a constant, a collection, a dictionary, or an object read by key.
@@ -79,9 +80,14 @@ public enum PredicateValue {
     /// An object with key-value access, compared by identity.
     case object(any KeyValueCoding)
 
-    /// The value for an attribute value.
+    /// The value for an attribute value; a composite value becomes a dictionary of its members, so that key paths
+    /// such as `magnitude.richter` reach them.
     public init(_ value: AttributeValue) {
-        self = PredicateConstant(value).value
+        if case .composite(let members) = value {
+            self = .dictionary(members.mapValues { PredicateValue($0) })
+        } else {
+            self = PredicateConstant(value).value
+        }
     }
 
     /// Whether this is ``null``.
@@ -123,15 +129,16 @@ public enum PredicateValue {
 
     /// Reads a key: a dictionary entry, an object's property, or — for a collection — the key of every element
     /// (nested collections are flattened, so a path through several to-many relationships yields one collection).
-    public func value(forKey key: String) -> PredicateValue {
+    /// - Throws: ``ObjectPredicateError`` when an object cannot give the key's value.
+    public func value(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         switch self {
         case .dictionary(let entries): return entries[key] ?? .null
-        case .object(let object): return object.predicateValue(forKey: key)
+        case .object(let object): return try object.predicateValue(forKey: key)
         case .collection(let items, let ordered):
             var result: [PredicateValue] = []
             result.reserveCapacity(items.count)
             for item in items {
-                let value = item.value(forKey: key)
+                let value = try item.value(forKey: key)
                 if case .collection(let inner, _) = value { result += inner } else { result.append(value) }
             }
             return .collection(result, ordered: ordered)

@@ -37,6 +37,16 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
         case unknownTemplate
         /// A predicate stored as text (in a model or template) does not parse.
         case syntaxError
+        /// A key path names a property the entity does not have (Core Data's "keypath not found in entity").
+        case unknownKey
+        /// An object's value could not be read (a fault whose row is gone, or whose store failed).
+        case objectUnavailable
+        /// A `MATCHES` pattern (or a model's regular expression) is not a valid regular expression.
+        case invalidPattern
+        /// The predicate is nested too deeply or would take too long to evaluate.
+        case tooComplex
+        /// A predicate archived in a model file could not be decoded, so it cannot be used.
+        case undecodable
     }
 
     public var code: Code

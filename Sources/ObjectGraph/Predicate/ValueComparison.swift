@@ -172,15 +172,14 @@ enum ValueComparison {
     }
 
     /// `MATCHES`: the whole string matches the ICU regular expression.
-    static func matches(_ text: String, _ pattern: String, _ options: Comparison.Options) -> Bool {
+    /// - Throws: ``ObjectPredicateError`` `invalidPattern` when the pattern is not a valid regular expression.
+    static func matches(_ text: String, _ pattern: String, _ options: Comparison.Options) throws(ObjectPredicateError)
+        -> Bool
+    {
         let diacritics: Comparison.Options = options.intersection(.diacriticInsensitive)
         let subject = fold(text, diacritics)
-        guard
-            let regex = RegexCache.shared.regex(
-                fold(pattern, diacritics), caseInsensitive: options.contains(.caseInsensitive))
-        else {
-            return false
-        }
+        let regex = try RegexCache.shared.regex(
+            fold(pattern, diacritics), caseInsensitive: options.contains(.caseInsensitive))
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
         guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
         return match.range == range
@@ -197,19 +196,27 @@ final class RegexCache: @unchecked Sendable {
     private var cache: [String: NSRegularExpression] = [:]
     private var failed: Set<String> = []
 
-    func regex(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
+    /// The compiled pattern.
+    /// - Throws: ``ObjectPredicateError`` `invalidPattern` for a pattern ICU does not accept.
+    func regex(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> NSRegularExpression {
         let key = (caseInsensitive ? "i:" : "s:") + pattern
         lock.lock()
         defer { lock.unlock() }
         if let regex = cache[key] { return regex }
-        if failed.contains(key) { return nil }
+        if failed.contains(key) { throw Self.invalid(pattern) }
         if cache.count > 256 { cache.removeAll() }
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
-        else {
+        if failed.count > 256 { failed.removeAll() }
+        do {
+            let regex = try NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
+            cache[key] = regex
+            return regex
+        } catch {
             failed.insert(key)
-            return nil
+            throw Self.invalid(pattern)
         }
-        cache[key] = regex
-        return regex
+    }
+
+    static func invalid(_ pattern: String) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidPattern, "'\(Diagnostics.quote(pattern))' is not a valid regular expression")
     }
 }

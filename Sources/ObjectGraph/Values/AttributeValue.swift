@@ -376,3 +376,40 @@ extension UUID {
         self.init(uuid: raw)
     }
 }
+
+extension AttributeValue {
+    /// `value` converted losslessly to the type of `attribute`. Undefined attributes take any value; composite values
+    /// are checked member by member against their ``CompositeDescription`` (unknown members are an error, null members
+    /// are dropped, and a composite whose members are all null is ``null``).
+    /// - Throws: ``ValueConversionError`` when the value does not fit.
+    public static func converted(
+        _ value: AttributeValue, to attribute: AttributeDescription, composites: [String: CompositeDescription]
+    ) throws(ValueConversionError) -> AttributeValue {
+        switch attribute.type {
+        case .undefined: return value
+        case .composite:
+            if value.isNull { return .null }
+            guard case .composite(let members) = value else {
+                throw ValueConversionError(
+                    value: value, targetType: .composite, reason: "only a composite value fits a composite attribute")
+            }
+            guard let name = attribute.compositeName, let composite = composites[name] else {
+                throw ValueConversionError(
+                    value: value, targetType: .composite,
+                    reason: "the model does not define the composite '\(attribute.compositeName ?? "")'")
+            }
+            var result: [String: AttributeValue] = [:]
+            for (key, member) in members where !member.isNull {
+                guard let description = composite.attributes.first(where: { $0.name == key }) else {
+                    throw ValueConversionError(
+                        value: value, targetType: .composite, reason: "composite '\(name)' has no member '\(key)'")
+                }
+                let converted = try Self.converted(member, to: description, composites: composites)
+                if !converted.isNull { result[key] = converted }
+            }
+            return result.isEmpty ? .null : .composite(result)
+        default:
+            return try value.converted(to: attribute.type)
+        }
+    }
+}

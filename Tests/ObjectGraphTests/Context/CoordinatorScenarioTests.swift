@@ -30,8 +30,8 @@ struct MergePolicyTests {
         let fresh = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
         let e = try #require(fresh.fetch(FetchRequest(entityName: "Employee")).first)
         return (
-            e.attributeValue(forKey: "name").stringValue, e.attributeValue(forKey: "salary").int64Value,
-            e.attributeValue(forKey: "email").stringValue
+            try e.attributeValue(forKey: "name").stringValue, try e.attributeValue(forKey: "salary").int64Value,
+            try e.attributeValue(forKey: "email").stringValue
         )
     }
 
@@ -66,7 +66,7 @@ struct MergePolicyTests {
         let (_, second, copy) = try conflict(.rollback)
         try second.save()
         #expect(try stored(second) == ("Anne", 2000, "ann@a.com"))
-        #expect(copy.attributeValue(forKey: "salary") == .integer32(2000))
+        #expect(try copy.attributeValue(forKey: "salary") == .integer32(2000))
     }
 
     @Test func mergingAnotherContextsSaveRefreshesObjects() throws {
@@ -83,8 +83,8 @@ struct MergePolicyTests {
         token.cancel()
         var refreshed: [ManagedObject] = []
         let observation = second.addObserver(for: .objectsDidChange) { refreshed = $0.refreshed }
-        second.mergeChanges(fromContextDidSave: try #require(saved))
-        #expect(copy.attributeValue(forKey: "name") == .string("Anne"))
+        try second.mergeChanges(fromContextDidSave: try #require(saved))
+        #expect(try copy.attributeValue(forKey: "name") == .string("Anne"))
         #expect(refreshed.first === copy)
         observation.cancel()
         // A delete saved in the first context removes the object from the second.
@@ -93,7 +93,7 @@ struct MergePolicyTests {
         let token2 = first.addObserver(for: .didSave) { deletion = $0.savedChanges }
         try first.save()
         token2.cancel()
-        second.mergeChanges(fromContextDidSave: try #require(deletion))
+        try second.mergeChanges(fromContextDidSave: try #require(deletion))
         #expect(second.registeredObject(for: employee.objectID) == nil)
     }
 }
@@ -138,7 +138,7 @@ struct ConfigurationTests {
         let sessions = try context.fetch(
             FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start")]))
         #expect(
-            sessions.map { $0.attributeValue(forKey: "title").stringValue } == [
+            try try sessions.map { try $0.attributeValue(forKey: "title").stringValue } == [
                 "Keynote", "Lunch", "Core Data", "Undo", "Predicates",
             ])
         #expect(sessions.filter { $0.objectID.storeIdentifier == monday.identifier }.count == 3)
@@ -149,13 +149,13 @@ struct ConfigurationTests {
             FetchRequest(
                 entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start", ascending: false)]))
         #expect(
-            again.map { $0.attributeValue(forKey: "title").stringValue } == [
+            try try again.map { try $0.attributeValue(forKey: "title").stringValue } == [
                 "Predicates", "Undo", "Core Data", "Lunch", "Keynote",
             ])
         // Entities outside every store's configuration cannot be saved.
         _ = try context.insertNewObject(forEntityName: "Note")
         let error = try #require(throws: ContextError.self) { try context.save() }
-        #expect(error.description.contains("no store holds entity Note"))
+        #expect(try error.description.contains("no store holds entity Note"))
     }
 
     @Test func unknownConfigurationsAndTypesAreErrors() throws {
@@ -164,7 +164,7 @@ struct ConfigurationTests {
             try coordinator.addPersistentStore(type: "InMemory", configuration: "Friday")
         }
         let error = try #require(throws: StoreError.self) { try coordinator.addPersistentStore(type: "Papyrus") }
-        #expect(error.message.contains("InMemory"))
+        #expect(try error.message.contains("InMemory"))
     }
 }
 
@@ -196,8 +196,8 @@ struct MigrationTests {
         let stored = try #require(
             fresh.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
                 .first)
-        #expect(stored.attributeValue(forKey: "salary") == .integer32(5000))
-        #expect(stored.value(forKeyPath: "department.name") == .string("Sales"))
+        #expect(try stored.attributeValue(forKey: "salary") == .integer32(5000))
+        #expect(try stored.value(forKeyPath: "department.name") == .string("Sales"))
         // Metadata reads without adding the store, by type or by detecting it from the content.
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
         #expect(metadata["NSStoreUUID"] == .string(source.identifier))
@@ -219,7 +219,7 @@ struct MigrationTests {
         let afterFetch = store.snapshotRequests
         let again = ManagedObjectContext(coordinator: coordinator)
         let ids = try again.fetchObjectIDs(FetchRequest(entityName: "Employee"))
-        for id in ids { _ = again.object(with: id).value(forKey: "name") }
+        for id in ids { _ = try again.object(with: id).value(forKey: "name") }
         #expect(store.snapshotRequests == afterFetch)
     }
 

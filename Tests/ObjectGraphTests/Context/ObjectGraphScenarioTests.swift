@@ -24,15 +24,15 @@ struct DeleteRuleTests {
         let ann = try #require(
             context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
                 .first)
-        #expect(ann.object(forKey: "department") === sales)
+        #expect(try ann.object(forKey: "department") === sales)
         context.delete(sales)
         try context.save()
         #expect(try Company.names(context, "Employee") == ["Ann", "Bob"])
-        #expect(ann.object(forKey: "department") == nil)
+        #expect(try ann.object(forKey: "department") == nil)
         // Another context reads the nullified relationship from the store.
         let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
         let stored = try other.fetch(FetchRequest(entityName: "Employee"))
-        #expect(stored.allSatisfy { $0.object(forKey: "department") == nil })
+        #expect(try stored.allSatisfy { try $0.object(forKey: "department") == nil })
     }
 
     @Test func denyFailsTheSaveAndChangesNothing() throws {
@@ -48,7 +48,7 @@ struct DeleteRuleTests {
         #expect(try Company.names(other, "Department") == ["Sales"])
         // Removing the employees first makes the delete legal.
         context.rollback()
-        for employee in sales.objects(forKey: "employees") { context.delete(employee) }
+        for employee in try sales.objects(forKey: "employees") { context.delete(employee) }
         context.delete(sales)
         try context.save()
         #expect(try Company.names(other, "Department") == [])
@@ -57,10 +57,10 @@ struct DeleteRuleTests {
     @Test func noActionLeavesTheInverseAlone() throws {
         let context = try Company.context(departmentRule: .noAction)
         let sales = try Company.department("Sales", staff: ["Ann"], in: context)
-        let ann = sales.objects(forKey: "employees")[0]
+        let ann = try sales.objects(forKey: "employees")[0]
         context.delete(sales)
         context.processPendingChanges()
-        #expect(ann.object(forKey: "department") === sales)
+        #expect(try ann.object(forKey: "department") === sales)
     }
 
     @Test func undoingADeleteRestoresTheGraph() throws {
@@ -73,8 +73,8 @@ struct DeleteRuleTests {
         context.undo()
         #expect(context.deletedObjects.isEmpty)
         #expect(!context.hasChanges)
-        #expect(sales.objects(forKey: "employees").count == 2)
-        #expect(sales.objects(forKey: "employees").allSatisfy { $0.object(forKey: "department") === sales })
+        #expect(try sales.objects(forKey: "employees").count == 2)
+        #expect(try sales.objects(forKey: "employees").allSatisfy { try $0.object(forKey: "department") === sales })
     }
 }
 
@@ -90,7 +90,7 @@ struct ValidationTests {
         let codes = Set(error.validationErrors.map(\.code))
         #expect(codes == [.required, .belowMinimum, .patternMismatch])
         #expect(error.validationErrors.count == 4)  // Employee.name, salary, email; Department.name
-        #expect(error.description.contains("Employee.salary"))
+        #expect(try error.description.contains("Employee.salary"))
         #expect(context.insertedObjects.count == 2)
         #expect(nameless.objectID.isTemporary)
         let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
@@ -104,7 +104,7 @@ struct ValidationTests {
             }
         }
         override func validateForInsert() throws(ObjectValidationError) {
-            if attributeValue(forKey: "salary") == .integer32(13) {
+            if (try? attributeValue(forKey: "salary")) == .integer32(13) {
                 throw ObjectValidationError(.custom, entityName: "Employee", "unlucky salary")
             }
         }
@@ -158,8 +158,8 @@ struct PendingChangesFetchTests {
         let first = try context.fetch(FetchRequest(entityName: "Employee"))[0]
         let second = try context.fetch(FetchRequest(entityName: "Employee"))[0]
         #expect(first === second)
-        #expect(context.object(with: first.objectID) === first)
+        #expect(try context.object(with: first.objectID) === first)
         #expect(try context.existingObject(with: first.objectID) === first)
-        #expect(first.object(forKey: "department")?.objects(forKey: "employees").first === first)
+        #expect(try first.object(forKey: "department")?.objects(forKey: "employees").first === first)
     }
 }

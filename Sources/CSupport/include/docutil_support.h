@@ -1,0 +1,24 @@
+#ifndef DOCUTIL_SUPPORT_H
+#define DOCUTIL_SUPPORT_H
+
+/// Scratch folders to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the handler only
+/// unlinks the files a scratch folder can hold and removes the folder, which are async-signal-safe calls.
+/// Returns 0 when registered, -1 when the table is full or the path too long (the caller then removes the folder
+/// itself on every normal exit path, as always).
+int docutil_cleanup_register(const char *directory);
+
+/// Forgets a folder (after the caller removed it).
+void docutil_cleanup_unregister(const char *directory);
+
+/// Removes every registered folder now.
+void docutil_cleanup_run(void);
+
+/// Installs the signal handlers (once; for the command-line tool, never by the libraries on their own).
+void docutil_cleanup_install_signal_handlers(void);
+
+/// The file type of a path without following a final symbolic link when `follow` is 0:
+/// 0 missing, 1 regular file, 2 directory, 3 FIFO, 4 character or block device, 5 socket, 6 symbolic link,
+/// 7 other; -1 on another error (errno set).
+int docutil_file_kind(const char *path, int follow);
+
+#endif

@@ -1,0 +1,98 @@
+#include "docutil_support.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SLOTS 64
+#define PATH_LIMIT 4096
+
+static char paths[SLOTS][PATH_LIMIT];
+static volatile sig_atomic_t used[SLOTS];
+
+/* The files a scratch folder of a read-only SQLite open can hold. */
+static const char *const names[] = {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal"};
+
+int docutil_cleanup_register(const char *directory) {
+    size_t length = strlen(directory);
+    if (length + 32 >= PATH_LIMIT) return -1;
+    for (int i = 0; i < SLOTS; i++) {
+        if (!used[i]) {
+            memcpy(paths[i], directory, length + 1);
+            used[i] = 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void docutil_cleanup_unregister(const char *directory) {
+    for (int i = 0; i < SLOTS; i++) {
+        if (used[i] && strcmp(paths[i], directory) == 0) used[i] = 0;
+    }
+}
+
+static void remove_folder(const char *directory) {
+    char file[PATH_LIMIT];
+    size_t length = strlen(directory);
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        size_t name = strlen(names[n]);
+        if (length + 1 + name + 1 > PATH_LIMIT) continue;
+        memcpy(file, directory, length);
+        file[length] = '/';
+        memcpy(file + length + 1, names[n], name + 1);
+        unlink(file);
+    }
+    rmdir(directory);
+}
+
+void docutil_cleanup_run(void) {
+    for (int i = 0; i < SLOTS; i++) {
+        if (used[i]) {
+            remove_folder(paths[i]);
+            used[i] = 0;
+        }
+    }
+}
+
+static void handle(int signal_number) {
+    int saved = errno;
+    docutil_cleanup_run();
+    errno = saved;
+    /* Die of the same signal, as the shell expects. */
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, NULL);
+    raise(signal_number);
+}
+
+void docutil_cleanup_install_signal_handlers(void) {
+    static int installed = 0;
+    if (installed) return;
+    installed = 1;
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = handle;
+        sigemptyset(&action.sa_mask);
+        sigaction(signals[i], &action, NULL);
+    }
+}
+
+int docutil_file_kind(const char *path, int follow) {
+    struct stat info;
+    int status = follow ? stat(path, &info) : lstat(path, &info);
+    if (status != 0) return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    if (S_ISREG(info.st_mode)) return 1;
+    if (S_ISDIR(info.st_mode)) return 2;
+    if (S_ISFIFO(info.st_mode)) return 3;
+    if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)) return 4;
+    if (S_ISSOCK(info.st_mode)) return 5;
+    if (S_ISLNK(info.st_mode)) return 6;
+    return 7;
+}

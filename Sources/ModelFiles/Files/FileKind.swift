@@ -1,0 +1,126 @@
+import CSupport
+public import Foundation
+
+/// What is at a path, found without opening it: so that a FIFO, a device or a socket given as a document or a
+/// model is refused at once instead of being waited on forever, and so that outputs are only ever regular files.
+public enum FileKind: Sendable, Hashable {
+    case missing
+    case regularFile
+    case directory
+    case fifo
+    case device
+    case socket
+    case symbolicLink
+    case other
+
+    /// The kind of the file at `path`; a symbolic link is followed unless `followingLinks` is false.
+    /// - Throws: ``ModelFileError`` `io` when the path cannot be examined (permissions, a loop of links).
+    public init(path: String, followingLinks: Bool = true) throws(ModelFileError) {
+        switch docutil_file_kind(path, followingLinks ? 1 : 0) {
+        case 0: self = .missing
+        case 1: self = .regularFile
+        case 2: self = .directory
+        case 3: self = .fifo
+        case 4: self = .device
+        case 5: self = .socket
+        case 6: self = .symbolicLink
+        case 7: self = .other
+        default:
+            throw ModelFileError(.io, path: path, "cannot examine: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// A word for messages: "a FIFO", "a directory"…
+    public var article: String {
+        switch self {
+        case .missing: "missing"
+        case .regularFile: "a regular file"
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .device: "a device"
+        case .socket: "a socket"
+        case .symbolicLink: "a symbolic link"
+        case .other: "not a regular file"
+        }
+    }
+
+    /// Checks that `path` is an existing regular file, the only thing a document or a store file can be.
+    /// - Throws: ``ModelFileError`` `notFound` when nothing is there, `unsupported` for anything but a regular file.
+    public static func requireRegularFile(_ path: String) throws(ModelFileError) {
+        let kind = try FileKind(path: path)
+        switch kind {
+        case .regularFile: return
+        case .missing: throw ModelFileError(.notFound, path: path, "no such file")
+        default:
+            throw ModelFileError(
+                .unsupported, path: path, "is \(kind.article), not a regular file; it is not read")
+        }
+    }
+}
+
+/// Scratch folders that must not outlive the process: registered so that an interrupted run removes them too
+/// (once ``installSignalHandlers()`` was called, which the command-line tool does), and found again by
+/// ``sweepStale(prefix:)`` when a process was killed outright.
+public enum ScratchFolders {
+    /// Remembers a scratch folder for removal on SIGINT, SIGTERM, SIGHUP and SIGQUIT.
+    public static func register(_ url: URL) {
+        _ = docutil_cleanup_register(url.path)
+    }
+
+    /// Forgets a scratch folder (after removing it).
+    public static func unregister(_ url: URL) {
+        docutil_cleanup_unregister(url.path)
+    }
+
+    /// Installs the signal handlers that remove registered folders, then let the signal end the process.
+    public static func installSignalHandlers() {
+        docutil_cleanup_install_signal_handlers()
+    }
+
+    /// A new scratch folder in the temporary directory, named `<prefix>-<pid>-<random>` so that stale ones can be
+    /// recognised, and registered for removal.
+    public static func make(prefix: String) throws(ModelFileError) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot create a scratch folder: \(error.localizedDescription)")
+        }
+        register(url)
+        return url
+    }
+
+    /// Removes a scratch folder made by ``make(prefix:)``.
+    public static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+        unregister(url)
+    }
+
+    /// Removes scratch folders left by processes that no longer run (killed before they could clean up), and the
+    /// folders of earlier versions (`docutil-<UUID>`) older than an hour. Returns how many were removed.
+    @discardableResult
+    public static func sweepStale(prefix: String) -> Int {
+        let temporary = FileManager.default.temporaryDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix + "-") {
+            let rest = name.dropFirst(prefix.count + 1)
+            let folder = temporary.appendingPathComponent(name)
+            if UUID(uuidString: String(rest)) != nil {
+                // An earlier version's folder: no process ID to check, so only old ones go.
+                guard
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: folder.path))?[.modificationDate]
+                        as? Date, Date().timeIntervalSince(modified) > 3600
+                else { continue }
+            } else if let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, rest.contains("-") {
+                // A live process (or one we may not signal) keeps its folder.
+                if kill(pid, 0) == 0 || errno == EPERM { continue }
+            } else {
+                continue
+            }
+            if (try? FileManager.default.removeItem(at: folder)) != nil { removed += 1 }
+        }
+        return removed
+    }
+}

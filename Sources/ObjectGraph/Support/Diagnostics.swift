@@ -1,0 +1,28 @@
+/// Helpers for messages that quote input: a name or value read from a file or the command line is shown in full
+/// when short, and cut in the middle when long, so that no input can flood a terminal or a log.
+public enum Diagnostics {
+    /// The most characters of one piece of input a message quotes.
+    public static let quoteLimit = 200
+
+    /// `text` as a message may quote it: whole up to ``quoteLimit`` characters; otherwise its start and end with the
+    /// number of characters left out between them. Control characters are shown escaped.
+    public static func quote(_ text: String, limit: Int = quoteLimit) -> String {
+        var shown = text
+        if text.count > limit {
+            let half = max(1, limit / 2)
+            shown = "\(text.prefix(half))…[\(text.count - 2 * half) characters]…\(text.suffix(half))"
+        }
+        guard shown.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) else { return shown }
+        var escaped = ""
+        for scalar in shown.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case _ where scalar.value < 0x20 && scalar != "\t":
+                escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}

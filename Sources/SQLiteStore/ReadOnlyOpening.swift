@@ -1,0 +1,103 @@
+import CSQLite
+import Foundation
+import ModelFiles
+
+/// Opens a SQLite store to read it without changing anything: not the file, not its `-wal`, and not its folder.
+///
+/// - A store in rollback-journal mode, or in WAL mode with both its `-wal` and `-shm` files present, is opened in
+///   place with SQLite's `mode=ro`. (A reader of a WAL database uses the `-shm` file's shared memory, as every
+///   reader does; the database and the `-wal` file are never written.)
+/// - A WAL-mode store without a `-wal` file holds everything in the main file: it is opened with `immutable=1`,
+///   so SQLite creates no `-wal` or `-shm` beside it.
+/// - Only when SQLite cannot read the store in place without writing — a `-wal` file without its `-shm` (SQLite
+///   would have to create the `-shm`, in a folder that may be read-only or that we must not change), or a hot
+///   rollback journal — are the database and its `-wal`/`-journal` copied to a private scratch folder
+///   (`$TMPDIR/docutil-<pid>-<random>`) and read there. The folder is removed when the store is released, on
+///   SIGINT/SIGTERM/SIGHUP/SIGQUIT (when the signal handlers are installed, as `docutil` does), and by the next
+///   run if the process was killed outright.
+enum ReadOnlyOpening {
+    static let scratchPrefix = "docutil"
+
+    /// Opens `path` read-only; returns the connection and the scratch folder used, if any.
+    static func open(_ path: String) throws(SQLiteStoreError) -> (SQLiteDatabase, URL?) {
+        ScratchFolders.sweepStale(prefix: scratchPrefix)
+        let wal = path + "-wal"
+        let shm = path + "-shm"
+        let journal = path + "-journal"
+        let hasWAL = isRegularFile(wal)
+        let hasSHM = isRegularFile(shm)
+        let walMode = try Self.isWALMode(path)
+        if walMode && !hasWAL {
+            let database = try SQLiteDatabase(path: path, readOnly: true, parameters: [("immutable", "1")])
+            try probe(database)
+            return (database, nil)
+        }
+        if (!walMode || hasSHM) && !isRegularFile(journal) {
+            let database = try SQLiteDatabase(path: path, readOnly: true, parameters: [("mode", "ro")])
+            do {
+                try probe(database)
+                return (database, nil)
+            } catch {
+                // SQLite could not read in place (an unwritable -shm, say): fall back to a private copy.
+                guard error.code == .io else { throw error }
+            }
+        }
+        return try openCopy(path, with: hasWAL ? [wal] : (isRegularFile(journal) ? [journal] : []))
+    }
+
+    /// Reads the whole schema once, so that an open that cannot read fails here, not in the middle of a fetch.
+    static func probe(_ database: SQLiteDatabase) throws(SQLiteStoreError) {
+        _ = try database.query("SELECT count(*) FROM sqlite_master")
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        (try? FileKind(path: path)) == .regularFile
+    }
+
+    /// Whether the header says the database is in WAL mode (file format versions 2 at offsets 18 and 19).
+    static func isWALMode(_ path: String) throws(SQLiteStoreError) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SQLiteStoreError(.io, path: path, "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        let header: Data
+        do {
+            header = try handle.read(upToCount: 20) ?? Data()
+        } catch {
+            throw SQLiteStoreError(.io, path: path, "cannot read: \(error.localizedDescription)")
+        }
+        guard header.count == 20, header.starts(with: Data("SQLite format 3\0".utf8)) else {
+            throw SQLiteStoreError(.notAStore, path: path, "not a SQLite database (no 'SQLite format 3' header)")
+        }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+
+    /// Copies the database and its side file to a scratch folder and opens the copy there.
+    static func openCopy(_ path: String, with sideFiles: [String]) throws(SQLiteStoreError) -> (SQLiteDatabase, URL) {
+        let folder: URL
+        do {
+            folder = try ScratchFolders.make(prefix: scratchPrefix)
+        } catch {
+            throw SQLiteStoreError(.io, path: path, error.message)
+        }
+        do throws(SQLiteStoreError) {
+            let copy = folder.appendingPathComponent("store.sqlite")
+            do {
+                try FileManager.default.copyItem(atPath: path, toPath: copy.path)
+                for side in sideFiles {
+                    let suffix = side.hasSuffix("-wal") ? "-wal" : "-journal"
+                    try FileManager.default.copyItem(atPath: side, toPath: copy.path + suffix)
+                }
+            } catch {
+                throw SQLiteStoreError(
+                    .io, path: path, "cannot copy the store to read it: \(error.localizedDescription)")
+            }
+            let database = try SQLiteDatabase(path: copy.path, readOnly: false)
+            try probe(database)
+            return (database, folder)
+        } catch {
+            ScratchFolders.remove(folder)
+            throw error
+        }
+    }
+}
