@@ -22,8 +22,8 @@ struct BundledDocumentTests {
     @Test func theReadmeCommandWorks() throws {
         let info = try Docutil.run(["info", "Fixtures/Library.xml"])
         #expect(info.status == 0, "\(info.stderr)")
-        #expect(try info.stdout.contains("storeType: XML"))
-        #expect(try info.stdout.contains("objects: 4"))
+        #expect(info.stdout.contains("storeType: XML"))
+        #expect(info.stdout.contains("objects: 4"))
         #expect(info.stderr.isEmpty)
     }
 }

@@ -39,16 +39,16 @@ struct PredicateCommandTests {
         let result = try Docutil.run(["predicate", "name == )"])
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
-        #expect(try result.stderr.contains("syntax error at offset 8: expected an expression, found ')'"))
-        #expect(try result.stderr.contains("  name == )\n          ^"))
+        #expect(result.stderr.contains("syntax error at offset 8: expected an expression, found ')'"))
+        #expect(result.stderr.contains("  name == )\n          ^"))
     }
 
     @Test func badVariablesAreUsageErrors() throws {
         let noEquals = try Docutil.run(["predicate", "a == $a", "--var", "a"])
         #expect(noEquals.status == 64)
-        #expect(try noEquals.stderr.contains("NAME=VALUE"))
+        #expect(noEquals.stderr.contains("NAME=VALUE"))
         let notLiteral = try Docutil.run(["predicate", "a == $a", "--var", "a=b.c"])
         #expect(notLiteral.status == 64)
-        #expect(try notLiteral.stderr.contains("not a literal"))
+        #expect(notLiteral.stderr.contains("not a literal"))
     }
 }

@@ -162,7 +162,7 @@ struct CompiledModelTests {
         #expect(file.entityCounts["Book"] == 12)
         let error = try #require(throws: ModelFileError.self) { try file.storedModel() }
         #expect(error.code == .unsupported)
-        #expect(try error.description.contains("--model"))
+        #expect(error.description.contains("--model"))
     }
 
     @Test(.needsRealFixtures)

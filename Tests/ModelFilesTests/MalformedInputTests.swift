@@ -78,7 +78,7 @@ struct MalformedInputTests {
     func malformedFixturesGiveClearErrors(file: String, expected: String) throws {
         let url = Fixtures.project("Malformed/\(file)")
         let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: url) }
-        #expect(try error.description.contains(expected), "\(error)")
+        #expect(error.description.contains(expected), "\(error)")
         #expect(error.path == url.path)
     }
 
@@ -108,7 +108,7 @@ struct MalformedInputTests {
             """
         let model = try? ModelLoader.readContents(Data(text.utf8))
         let value = model?.entity(named: "A")?.attributes.first?.defaultValue.stringValue ?? ""
-        #expect(try !value.contains("root:"))
+        #expect(!value.contains("root:"))
     }
 
     // MARK: binary property lists and keyed archives
@@ -140,7 +140,7 @@ struct MalformedInputTests {
         let error = try #require(throws: ModelFileError.self) {
             try ModelLoader.readCompiledModel(plist(top: [0x10, 0x05]))
         }
-        #expect(try error.description.contains("keyed archive"))
+        #expect(error.description.contains("keyed archive"))
     }
 
     @Test(.needsRealFixtures)

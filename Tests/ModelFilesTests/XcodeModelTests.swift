@@ -111,14 +111,14 @@ struct XcodeBundleTests {
     @Test func namesTheCandidatesWhenNoVersionIsCurrent() throws {
         let url = try bundle(versions: ["V1", "V2"], current: nil)
         let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: url) }
-        #expect(try error.description.contains("V1.xcdatamodel") && error.description.contains("V2.xcdatamodel"))
+        #expect(error.description.contains("V1.xcdatamodel") && error.description.contains("V2.xcdatamodel"))
         #expect(error.path == url.path)
     }
 
     @Test func rejectsACurrentVersionThatIsMissing() throws {
         let url = try bundle(versions: ["V1"], current: "V9.xcdatamodel")
         let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: url) }
-        #expect(try error.description.contains("V9.xcdatamodel"))
+        #expect(error.description.contains("V9.xcdatamodel"))
     }
 
     @Test(.needsRealFixtures)
@@ -157,7 +157,7 @@ struct XcodeBundleTests {
             try FileManager.default.copyItem(at: Fixtures.real(path), to: directory.appendingPathComponent("elements"))
             let fromDirectory = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: directory) }
             #expect(fromDirectory.code == .unsupported)
-            #expect(try fromDirectory.description.contains("Xcode 4"))
+            #expect(fromDirectory.description.contains("Xcode 4"))
             let fromFile = try #require(throws: ModelFileError.self) {
                 try ModelLoader.load(from: directory.appendingPathComponent("elements"))
             }

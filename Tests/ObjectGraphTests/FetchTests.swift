@@ -142,9 +142,9 @@ struct FetchTests {
         let missing = try #require(throws: ObjectPredicateError.self) {
             try model.fetchRequest(fromTemplate: "Earners")
         }
-        #expect(try missing.code == .missingVariable && missing.message.contains("$floor"))
+        #expect(missing.code == .missingVariable && missing.message.contains("$floor"))
         let unknown = try #require(throws: ObjectPredicateError.self) { try model.fetchRequest(fromTemplate: "Nope") }
-        #expect(try unknown.code == .unknownTemplate && unknown.message.contains("Earners"))
+        #expect(unknown.code == .unknownTemplate && unknown.message.contains("Earners"))
         let broken = try #require(throws: ObjectPredicateError.self) { try model.fetchRequest(fromTemplate: "Broken") }
         #expect(broken.code == .syntaxError)
     }

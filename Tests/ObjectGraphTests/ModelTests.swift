@@ -70,7 +70,7 @@ struct ModelTests {
         entities[3].relationships[0].destinationEntityName = "Stranger"
         let found = problems(entities)
         #expect(found.contains { $0.kind == .unknownDestination && $0.entity == "Book" && $0.property == "borrower" })
-        #expect(try found.first { $0.kind == .unknownDestination }?.description.contains("'Stranger'") == true)
+        #expect(found.first { $0.kind == .unknownDestination }?.description.contains("'Stranger'") == true)
     }
 
     @Test func rejectsInverseThatPointsElsewhere() {
@@ -92,7 +92,7 @@ struct ModelTests {
         entities[0].parentName = "BestFriend"
         let found = problems(entities)
         #expect(found.filter { $0.kind == .inheritanceCycle }.count == 3)
-        #expect(try found.first { $0.kind == .inheritanceCycle }!.message.contains("→"))
+        #expect(found.first { $0.kind == .inheritanceCycle }!.message.contains("→"))
     }
 
     @Test func rejectsDuplicateNames() {

@@ -51,7 +51,7 @@ struct FormatArgumentTests {
             try ObjectPredicate(format: "a == %@ AND b == %@", 1)
         }
         #expect(missing.offset == 17)
-        #expect(try missing.expected.contains("argument for %@"))
+        #expect(missing.expected.contains("argument for %@"))
         #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: "%K == 1", 5) }
         #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: "a == %d", "x") }
         #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: "a == %f", "x") }
@@ -75,7 +75,7 @@ struct PredicateSyntaxErrorTests {
     func reportsTheOffsetAndWhatWasFound(format: String, offset: Int, found: String) throws {
         let error = try #require(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: format) }
         #expect(error.offset == offset, "\(error)")
-        #expect(try error.found.contains(found), "\(error)")
+        #expect(error.found.contains(found), "\(error)")
         #expect(!error.expected.isEmpty)
     }
 
@@ -89,7 +89,7 @@ struct PredicateSyntaxErrorTests {
     @Test func deepNestingIsAnErrorNotACrash() throws {
         let deep = String(repeating: "(", count: 5_000) + "a == 1" + String(repeating: ")", count: 5_000)
         let error = try #require(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: deep) }
-        #expect(try error.expected.contains("nesting"))
+        #expect(error.expected.contains("nesting"))
         let deepNot = String(repeating: "NOT ", count: 5_000) + "a == 1"
         #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: deepNot) }
         let deepMinus = "a == " + String(repeating: "-", count: 5_000) + "1"
@@ -114,11 +114,11 @@ struct SubstitutionTests {
         let p = try ObjectPredicate(format: "name == $name AND age > $age")
         let error = try #require(throws: ObjectPredicateError.self) { try p.substituting(["name": .string("x")]) }
         #expect(error.code == .missingVariable)
-        #expect(try error.message.contains("$age"))
+        #expect(error.message.contains("$age"))
         let evaluationError = try #require(throws: ObjectPredicateError.self) {
             try p.evaluate(with: PredicateTestData.person)
         }
-        #expect(try evaluationError.message.contains("$name"))
+        #expect(evaluationError.message.contains("$name"))
     }
 
     @Test func subqueryVariablesAreNotSubstituted() throws {

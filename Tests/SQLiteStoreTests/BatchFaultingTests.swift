@@ -32,7 +32,7 @@ struct BatchFaultingTests {
         #expect(employees[10..<20].allSatisfy { !$0.isFault })
         #expect(employees[20...].allSatisfy { $0.isFault })
         #expect(
-            try try employees.map { try $0.attributeValue(forKey: "name").stringValue ?? "" }
+            try employees.map { try $0.attributeValue(forKey: "name").stringValue ?? "" }
                 == (0..<25).map { String(format: "E%02d", $0) })
     }
 

@@ -55,8 +55,8 @@ struct CorruptStoreTests {
             let cut = data.count * step / 40
             guard let error = try Self.open(data.prefix(cut), type: type, ext: "x") else { continue }
             rejected += 1
-            #expect(try error.path?.contains("damaged.x") == true, "\(error)")
-            #expect(try error.path?.contains(type == "XML" ? ":" : ":offset") == true, "\(error)")
+            #expect(error.path?.contains("damaged.x") == true, "\(error)")
+            #expect(error.path?.contains(type == "XML" ? ":" : ":offset") == true, "\(error)")
         }
         #expect(rejected == 39)
     }
@@ -128,8 +128,8 @@ struct CorruptStoreTests {
             return
         }
         let found = try #require(error)
-        #expect(try found.description.contains(expected), "\(found)")
-        #expect(try found.path?.contains("damaged.xml:") == true, "\(found)")
+        #expect(found.description.contains(expected), "\(found)")
+        #expect(found.path?.contains("damaged.xml:") == true, "\(found)")
     }
 
     @Test func binaryHeaderProblemsAreNamed() throws {

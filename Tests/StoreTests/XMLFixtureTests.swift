@@ -127,7 +127,7 @@ struct XMLFixtureTests {
         try ModelLoader.writeXcodeModel(inferred, to: modelURL)
         let document = try DocumentStack.open(url, model: modelURL)
         #expect(document.modelSource == "given")
-        #expect(try document.warnings.contains { $0.contains("version hashes differ") })
+        #expect(document.warnings.contains { $0.contains("version hashes differ") })
         #expect(try document.context.count(for: FetchRequest(entityName: "XDDevEntityMapping")) == 4)
     }
 }

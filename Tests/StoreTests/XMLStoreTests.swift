@@ -21,7 +21,7 @@ struct XMLStoreTests {
         var text = try String(contentsOf: url, encoding: .utf8)
         // The embedded model's text is checked elsewhere; keep the golden file readable.
         let modelKey = "<key>DocutilStoreModel</key>"
-        #expect(try text.contains(modelKey))
+        #expect(text.contains(modelKey))
         if let start = text.range(of: modelKey),
             let end = text.range(of: "</string>", range: start.upperBound..<text.endIndex)
         {
@@ -40,15 +40,15 @@ struct XMLStoreTests {
             text.hasPrefix(
                 "<?xml version=\"1.0\" standalone=\"yes\"?>\n<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n<database>\n    <databaseInfo>\n        <version>134481920</version>\n"
             ))
-        #expect(try text.contains("<object type=\"SPECIALITEM\" id=\"z"))
+        #expect(text.contains("<object type=\"SPECIALITEM\" id=\"z"))
         #expect(
             try text.contains("<attribute name=\"created\" type=\"date\">336046917.00164198875427246094</attribute>"))
-        #expect(try text.contains("type=\"1/1\" destination=\"OWNER\" idrefs=\"z"))
-        #expect(try text.contains("<relationship name=\"parts\" type=\"0/0\" destination=\"ITEM\" idrefs=\""))
-        #expect(try !text.contains("scratch"))
+        #expect(text.contains("type=\"1/1\" destination=\"OWNER\" idrefs=\"z"))
+        #expect(text.contains("<relationship name=\"parts\" type=\"0/0\" destination=\"ITEM\" idrefs=\""))
+        #expect(!text.contains("scratch"))
         // Ids start after 101, like Apple's.
-        #expect(try text.contains("id=\"z102\""))
-        #expect(try text.contains("<nextObjectID>114</nextObjectID>"))
+        #expect(text.contains("id=\"z102\""))
+        #expect(text.contains("<nextObjectID>114</nextObjectID>"))
     }
 
     @Test func aFailedSaveLeavesTheOldFileIntact() throws {
@@ -65,7 +65,7 @@ struct XMLStoreTests {
         AtomicFileWriter.failureInjection.withLock { $0 = { destination, _ in destination.path == target } }
         defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
         let error = try #require(throws: ContextError.self) { try context.save() }
-        #expect(try error.description.contains("injected failure"))
+        #expect(error.description.contains("injected failure"))
         #expect(try Data(contentsOf: url) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
         #expect(leftovers == ["store.xml"])

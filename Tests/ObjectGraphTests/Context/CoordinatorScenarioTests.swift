@@ -138,7 +138,7 @@ struct ConfigurationTests {
         let sessions = try context.fetch(
             FetchRequest(entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start")]))
         #expect(
-            try try sessions.map { try $0.attributeValue(forKey: "title").stringValue } == [
+            try sessions.map { try $0.attributeValue(forKey: "title").stringValue } == [
                 "Keynote", "Lunch", "Core Data", "Undo", "Predicates",
             ])
         #expect(sessions.filter { $0.objectID.storeIdentifier == monday.identifier }.count == 3)
@@ -149,13 +149,13 @@ struct ConfigurationTests {
             FetchRequest(
                 entityName: "Session", sortDescriptors: [ObjectSortDescriptor(keyPath: "start", ascending: false)]))
         #expect(
-            try try again.map { try $0.attributeValue(forKey: "title").stringValue } == [
+            try again.map { try $0.attributeValue(forKey: "title").stringValue } == [
                 "Predicates", "Undo", "Core Data", "Lunch", "Keynote",
             ])
         // Entities outside every store's configuration cannot be saved.
         _ = try context.insertNewObject(forEntityName: "Note")
         let error = try #require(throws: ContextError.self) { try context.save() }
-        #expect(try error.description.contains("no store holds entity Note"))
+        #expect(error.description.contains("no store holds entity Note"))
     }
 
     @Test func unknownConfigurationsAndTypesAreErrors() throws {
@@ -164,7 +164,7 @@ struct ConfigurationTests {
             try coordinator.addPersistentStore(type: "InMemory", configuration: "Friday")
         }
         let error = try #require(throws: StoreError.self) { try coordinator.addPersistentStore(type: "Papyrus") }
-        #expect(try error.message.contains("InMemory"))
+        #expect(error.message.contains("InMemory"))
     }
 }
 

@@ -90,7 +90,7 @@ struct ValidationTests {
         let codes = Set(error.validationErrors.map(\.code))
         #expect(codes == [.required, .belowMinimum, .patternMismatch])
         #expect(error.validationErrors.count == 4)  // Employee.name, salary, email; Department.name
-        #expect(try error.description.contains("Employee.salary"))
+        #expect(error.description.contains("Employee.salary"))
         #expect(context.insertedObjects.count == 2)
         #expect(nameless.objectID.isTemporary)
         let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
