@@ -126,8 +126,13 @@ struct BinaryStoreEncoder {
                 out.append(contentsOf: repeatElement(0, count: bitmapBytes))
                 for (i, attribute) in attributes.enumerated() {
                     guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
-                    let converted =
-                        value.type == attribute.type ? value : (try? value.converted(to: attribute.type)) ?? .null
+                    let converted: AttributeValue
+                    do {
+                        converted = try AttributeValue.converted(value, to: attribute, composites: layout.composites)
+                    } catch {
+                        throw StoreError(
+                            .corrupt, "\(name).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                    }
                     guard encode(converted) else { continue }
                     out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)
                 }
@@ -163,7 +168,7 @@ struct BinaryStoreEncoder {
         return Data(file)
     }
 
-    /// Appends one value; `false` for values that are not stored (undefined, composite).
+    /// Appends one value; `false` for null (not stored: its bit stays clear).
     mutating func encode(_ value: AttributeValue) -> Bool {
         switch value {
         case .integer16(let v): zigzag(Int64(v))
@@ -178,7 +183,16 @@ struct BinaryStoreEncoder {
         case .binary(let d), .transformable(let d): bytes(d)
         case .uuid(let u): withUnsafeBytes(of: u.uuid) { out.append(contentsOf: $0) }
         case .uri(let u), .objectID(let u): string(u.absoluteString)
-        case .null, .composite: return false
+        case .composite(let members):
+            let present = members.filter { !$0.value.isNull }
+            varint(UInt64(present.count))
+            for name in present.keys.sorted() {
+                guard let member = present[name], let type = member.type else { continue }
+                string(name)
+                out.append(UInt8(type.rawValue / 100))
+                _ = encode(member)
+            }
+        case .null: return false
         }
         return true
     }

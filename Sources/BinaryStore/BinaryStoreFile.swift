@@ -138,8 +138,12 @@ public struct BinaryStoreFile: Sendable {
                 for (i, (name, type)) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
                     let value = try cursor.value(type)
-                    let target = layout.attributes[layout.attributeSlot(named: name)!].type
-                    snapshot.attributes[name] = target == type ? value : (try? value.converted(to: target)) ?? .null
+                    guard let slot = layout.attributeSlot(named: name) else { continue }
+                    do {
+                        snapshot.attributes[name] = try layout.converted(value, forAttributeAt: slot)
+                    } catch {
+                        throw cursor.fail("\(header.name).\(name) of \(snapshot.objectID): \(error.description)")
+                    }
                 }
                 for (r, (name, _)) in header.relationships.enumerated() {
                     if toMany[r] {
@@ -306,7 +310,7 @@ struct Cursor {
         return EntityHeader(name: name, attributes: attributes, relationships: relationships, objectCount: try count())
     }
 
-    mutating func value(_ type: AttributeType) throws(StoreError) -> AttributeValue {
+    mutating func value(_ type: AttributeType, depth: Int = 0) throws(StoreError) -> AttributeValue {
         switch type {
         case .integer16:
             guard let v = Int16(exactly: try zigzag()) else { throw fail("Integer 16 out of range") }
@@ -331,7 +335,24 @@ struct Cursor {
             let text = try string()
             guard let url = URL(string: text) else { throw fail("bad URL '\(text)'") }
             return type == .uri ? .uri(url) : .objectID(url)
-        case .undefined, .composite: throw fail("attribute type \(type.xcodeName) is never stored")
+        case .composite:
+            // Members by name, each with its type code: `count (name type value)…` (format version 1, docutil 0.2).
+            guard depth < 16 else { throw fail("composite values nested too deeply") }
+            let count = try count()
+            var members: [String: AttributeValue] = [:]
+            for _ in 0..<count {
+                let name = try string()
+                let code = try byte()
+                guard let memberType = AttributeType(rawValue: UInt32(code) * 100), memberType != .undefined else {
+                    throw fail("unknown type code \(code) in a composite value")
+                }
+                let member = try value(memberType, depth: depth + 1)
+                guard members.updateValue(member, forKey: name) == nil else {
+                    throw fail("composite member '\(Diagnostics.quote(name))' appears twice")
+                }
+            }
+            return .composite(members)
+        case .undefined: throw fail("attribute type \(type.xcodeName) is never stored")
         }
     }
 

@@ -43,6 +43,7 @@ enum SchemaJSON {
                         .object([
                             ("name", .string($0.name)), ("entity", .string($0.entityName)),
                             ("predicate", .optional($0.predicate)),
+                            ("predicateError", .optional($0.undecodablePredicate)),
                         ])
                     })
             ),
@@ -98,6 +99,7 @@ enum SchemaJSON {
     private static func template(_ t: FetchRequestTemplate) -> JSONValue {
         .object([
             ("name", .string(t.name)), ("entity", .string(t.entityName)), ("predicate", .optional(t.predicate)),
+            ("predicateError", .optional(t.undecodablePredicate)),
             ("fetchLimit", t.fetchLimit.map { .int(Int64($0)) } ?? .null),
             ("resultType", t.resultType.map { .int(Int64($0.rawValue)) } ?? .null),
         ])

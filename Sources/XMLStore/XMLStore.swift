@@ -74,7 +74,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
         let next = max(nextObjectID, highest)
         let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
         var writer = XMLStoreWriter(model: model)
-        let data = writer.write(
+        let data = try writer.write(
             snapshots: contents.snapshots, uuid: identifier, nextObjectID: next, metadata: newMetadata)
         let transaction = try AtomicFileWriter.prepare(data, for: url)
         return Commit(transaction: transaction) { [self] in

@@ -8,10 +8,12 @@ struct XMLStoreDecoder {
     let model: ManagedObjectModel
     let path: String?
     let entityByType: [String: EntityLayout]
+    let composites: [String: CompositeDescription]
 
     init(model: ManagedObjectModel, path: String?) {
         self.model = model
         self.path = path
+        composites = Dictionary(model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var map: [String: EntityLayout] = [:]
         for entity in model.entities { map[entity.name.uppercased()] = model.layout(of: entity.name) }
         entityByType = map
@@ -54,14 +56,18 @@ struct XMLStoreDecoder {
             let attributes = lowerAttributes[entityName]!
             let relationships = lowerRelationships[entityName]!
             for attribute in object.attributes {
+                if attribute.name.contains(".") {
+                    try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
+                    continue
+                }
                 guard let description = attributes[attribute.name] ?? attributes[attribute.name.lowercased()] else {
-                    throw .xml(path, line: object.line, "\(entityName) has no attribute '\(attribute.name)'")
+                    throw .xml(
+                        path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'")
                 }
                 let raw = try Self.value(attribute, path: path, line: object.line)
                 do {
-                    snapshot.attributes[description.name] =
-                        description.type == .undefined || description.type == .composite
-                        ? raw : try raw.converted(to: description.type)
+                    snapshot.attributes[description.name] = try AttributeValue.converted(
+                        raw, to: description, composites: composites)
                 } catch {
                     throw .xml(path, line: object.line, "\(entityName).\(description.name): \(error.description)")
                 }
@@ -96,6 +102,63 @@ struct XMLStoreDecoder {
             snapshots.append(snapshot)
         }
         return snapshots
+    }
+
+    /// A member of a composite attribute, written as `attribute.member[.member…]` (docutil's layout).
+    func decodeMember(
+        _ attribute: RawXMLStore.Attribute, of object: RawXMLStore.Object, entity entityName: String,
+        into snapshot: inout ObjectSnapshot
+    ) throws(StoreError) {
+        let path = attribute.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        func bad(_ why: String) -> StoreError {
+            .xml(self.path, line: object.line, "\(entityName) attribute '\(Diagnostics.quote(attribute.name))': \(why)")
+        }
+        guard path.count <= 16, let layout = model.layout(of: entityName),
+            let owner = layout.attributes.first(where: { $0.name.lowercased() == path[0].lowercased() })
+        else { throw bad("no such attribute") }
+        guard owner.type == .composite, var composite = owner.compositeName.flatMap({ composites[$0] }) else {
+            throw bad("\(owner.name) is not a composite attribute")
+        }
+        var members: [String] = []
+        var member: AttributeDescription?
+        for (i, name) in path.dropFirst().enumerated() {
+            guard let found = composite.attributes.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw bad("composite \(composite.name) has no member '\(Diagnostics.quote(name))'")
+            }
+            members.append(found.name)
+            member = found
+            if i < path.count - 2 {
+                guard found.type == .composite, let next = found.compositeName.flatMap({ composites[$0] }) else {
+                    throw bad("\(found.name) is not a composite")
+                }
+                composite = next
+            }
+        }
+        guard let member, member.type != .composite else { throw bad("names no member value") }
+        let raw = try Self.value(attribute, path: self.path, line: object.line)
+        let value: AttributeValue
+        do {
+            value = try AttributeValue.converted(raw, to: member, composites: composites)
+        } catch {
+            throw bad(error.description)
+        }
+        var root: [String: AttributeValue] = [:]
+        if case .composite(let existing)? = snapshot.attributes[owner.name] { root = existing }
+        Self.insert(value, at: members[...], into: &root)
+        snapshot.attributes[owner.name] = .composite(root)
+    }
+
+    /// Puts a member value at its path in nested composite dictionaries.
+    static func insert(_ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            members[first] = value
+            return
+        }
+        var nested: [String: AttributeValue] = [:]
+        if case .composite(let existing)? = members[first] { nested = existing }
+        insert(value, at: path.dropFirst(), into: &nested)
+        members[first] = .composite(nested)
     }
 
     /// The value an `<attribute type=…>` element holds, by its XML type.

@@ -48,9 +48,10 @@ struct XMLStoreWriter {
         }
     }
 
+    /// - Throws: ``StoreError`` when a value does not fit its attribute (it is never written as something else).
     mutating func write(
         snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: MetadataValue]
-    ) -> Data {
+    ) throws(StoreError) -> Data {
         out.removeAll(keepingCapacity: true)
         out.reserveCapacity(256 + snapshots.count * 400)
         append("<?xml version=\"1.0\" standalone=\"yes\"?>\n")
@@ -70,7 +71,10 @@ struct XMLStoreWriter {
             if let known = plans[entityName] {
                 plan = known
             } else {
-                plan = EntityPlan(layout: model.layout(of: entityName)!)
+                guard let layout = model.layout(of: entityName) else {
+                    throw StoreError(.unsupported, "no entity \(entityName) in the model; not written")
+                }
+                plan = EntityPlan(layout: layout)
                 plans[entityName] = plan
             }
             append("    <object type=\"")
@@ -80,7 +84,14 @@ struct XMLStoreWriter {
             append("\">\n")
             for (attribute, xmlName) in plan.attributes {
                 guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
-                writeAttribute(xmlName, value)
+                let converted: AttributeValue
+                do {
+                    converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)
+                } catch {
+                    throw StoreError(
+                        .corrupt, "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                }
+                writeAttribute(xmlName, converted)
             }
             for (relationship, xmlName, destination) in plan.relationships {
                 let ids: [ManagedObjectID] =
@@ -112,9 +123,11 @@ struct XMLStoreWriter {
         let type: String
         let attributes: [(AttributeDescription, String)]
         let relationships: [(RelationshipDescription, String, String)]
+        let composites: [String: CompositeDescription]
 
         init(layout: EntityLayout) {
             type = layout.name.uppercased()
+            composites = layout.composites
             attributes = layout.attributes.filter { !$0.isTransient }.map { ($0, $0.name.lowercased()) }
                 .sorted { $0.1 < $1.1 }
             relationships = layout.relationships.filter { !$0.isTransient }
@@ -151,7 +164,17 @@ struct XMLStoreWriter {
         }
     }
 
+    /// Writes one attribute. A composite value is written as one attribute per member, named
+    /// `attribute.member` (nested members add `.member` again) and typed as the member: docutil's own layout, as
+    /// no Apple file shows one (see the README).
     private mutating func writeAttribute(_ name: String, _ value: AttributeValue) {
+        if case .composite(let members) = value {
+            for member in members.keys.sorted() {
+                guard let memberValue = members[member], !memberValue.isNull else { continue }
+                writeAttribute(name + "." + member.lowercased(), memberValue)
+            }
+            return
+        }
         let type: String
         switch value {
         case .string, .uuid, .uri, .objectID: type = "string"

@@ -104,6 +104,22 @@ struct CompiledModelReader {
             switch property.className {
             case "NSAttributeDescription":
                 entity.attributes.append(try readAttribute(property, name: key))
+            case "NSDerivedAttributeDescription":
+                // An attribute the store computes from an expression (`pages.@count`); read like any attribute.
+                var attribute = try readAttribute(property, name: key)
+                if try archive.resolve(property["NSDerivationExpression"]) != nil {
+                    do {
+                        var decoder = ArchivedPredicate.Decoder(archive: archive)
+                        attribute.derivationExpression =
+                            try decoder.expression(property["NSDerivationExpression"], depth: 0).format
+                    } catch {
+                        warnings.append("derived attribute '\(name).\(key)': its expression could not be read (\(error.message))")
+                        attribute.derivationExpression = ""
+                    }
+                } else {
+                    attribute.derivationExpression = ""
+                }
+                entity.attributes.append(attribute)
             case "NSRelationshipDescription":
                 entity.relationships.append(try readRelationship(property, name: key, nameByUID: nameByUID))
             case "NSFetchedPropertyDescription":
@@ -129,15 +145,24 @@ struct CompiledModelReader {
                 elements.append(.init(property: property, kind: kind, ascending: ascending))
             }
             let indexName = try archive.string(index["NSIndexName"]) ?? ""
+            var partial: String?
             if try archive.resolve(index["NSPartialIndexPredicate"]) != nil {
-                warnings.append("\(name): the partial-index predicate of fetch index '\(indexName)' was not decoded")
+                switch archivedPredicate(index["NSPartialIndexPredicate"]) {
+                case .success(let predicate): partial = predicate.format
+                case .failure(let error):
+                    warnings.append(
+                        "\(name): the partial-index predicate of fetch index '\(indexName)' could not be read (\(error.message))")
+                }
             }
-            entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: elements))
+            entity.fetchIndexes.append(
+                FetchIndexDescription(name: indexName, elements: elements, partialIndexPredicate: partial))
         }
         return (entity, names)
     }
 
-    private func readAttribute(_ p: ArchivedInstance, name: String) throws(ModelFileError) -> AttributeDescription {
+    private mutating func readAttribute(_ p: ArchivedInstance, name: String) throws(ModelFileError)
+        -> AttributeDescription
+    {
         let code = try archive.scalar(p["NSAttributeType"])?.integer ?? 0
         guard code >= 0, code <= UInt32.max, let type = AttributeType(rawValue: UInt32(code)) else {
             throw archive.fail(p.uid, "attribute '\(name)' has unknown type code \(code)")
@@ -152,11 +177,22 @@ struct CompiledModelReader {
         }
         attribute.allowsExternalBinaryDataStorage =
             try archive.scalar(p["NSAllowsExternalBinaryDataStorage"])?.boolean ?? false
-        attribute.derivationExpression = try archive.string(p["NSDerivationExpression"])
+        if case .string? = try archive.resolve(p["NSDerivationExpression"])?.value {
+            attribute.derivationExpression = try archive.string(p["NSDerivationExpression"])
+        }
         attribute.versionHashModifier = try archive.string(p["NSVersionHashModifier"])
         attribute.renamingIdentifier = Self.renaming(try archive.string(p["NSRenamingIdentifier"]), name: name)
         attribute.userInfo = try userInfo(p["NSUserInfo"])
-        if let value = try archive.scalar(p["NSDefaultValue"]) {
+        if type == .transformable, let (uid, object) = try archive.resolve(p["NSDefaultValue"]),
+            case .dictionary = object, !["NSString", "NSMutableString", "NSData", "NSMutableData", "NSNumber", "NSDate"]
+                .contains(archive.className(of: object) ?? "")
+        {
+            // An archived object of the app's own class: Linux cannot make one. Reading is unaffected; objects
+            // inserted with this model start without the default.
+            warnings.append(
+                "attribute '\(name)': its default value is an archived \(archive.className(of: object) ?? "object") ($objects[\(uid ?? -1)]), which is not decoded; new objects get no default"
+            )
+        } else if let value = try archive.scalar(p["NSDefaultValue"]) {
             attribute.defaultValue = Self.attributeValue(value, type: type)
         }
         return attribute
@@ -174,7 +210,9 @@ struct CompiledModelReader {
         if inverse == nil, let inverseObject = try archive.instance(p["NSInverseRelationship"]) {
             inverse = try archive.string(inverseObject["NSPropertyName"])
         }
-        let maxCount = Int(try archive.scalar(p["NSMaxCount"])?.integer ?? 1)
+        // NSUIntegerMax (archived as -1) means unbounded, as 0 does.
+        let storedMax = try archive.scalar(p["NSMaxCount"])?.integer ?? 1
+        let maxCount = storedMax < 0 ? 0 : Int(storedMax)
         let minCount = Int(try archive.scalar(p["NSMinCount"])?.integer ?? 0)
         let ruleCode = Int(try archive.scalar(p["NSDeleteRule"])?.integer ?? 1)
         guard let rule = DeleteRule(rawValue: ruleCode) else {
@@ -196,16 +234,25 @@ struct CompiledModelReader {
         _ p: ArchivedInstance, name: String, nameByUID: [Int: String]
     ) throws(ModelFileError) -> FetchedPropertyDescription {
         var entityName = ""
+        var predicate: String?
+        var undecodable: String?
         if let request = try archive.instance(p["NSFetchRequest"]) {
             entityName = try fetchedEntityName(request, nameByUID: nameByUID)
             if try archive.resolve(request["NSPredicate"]) != nil {
-                warnings.append("fetched property '\(name)': its archived predicate was not decoded")
+                switch archivedPredicate(request["NSPredicate"]) {
+                case .success(let decoded): predicate = decoded.format
+                case .failure(let error):
+                    undecodable = error.message
+                    warnings.append("fetched property '\(name)': its predicate could not be read (\(error.message))")
+                }
             }
         }
-        return FetchedPropertyDescription(
-            name: name, entity: entityName, predicate: nil,
+        var property = FetchedPropertyDescription(
+            name: name, entity: entityName, predicate: predicate,
             isOptional: try archive.scalar(p["NSIsOptional"])?.boolean ?? false, userInfo: try userInfo(p["NSUserInfo"])
         )
+        property.undecodablePredicate = undecodable
+        return property
     }
 
     private mutating func readTemplates(
@@ -226,7 +273,14 @@ struct CompiledModelReader {
                 template.resultType = FetchRequestTemplate.ResultType(rawValue: Int(type))
             }
             if try archive.resolve(request["NSPredicate"]) != nil {
-                warnings.append("fetch request template '\(name)': its archived predicate was not decoded")
+                switch archivedPredicate(request["NSPredicate"]) {
+                case .success(let predicate): template.predicate = predicate.format
+                case .failure(let error):
+                    template.undecodablePredicate = error.message
+                    warnings.append(
+                        "fetch request template '\(name)': its predicate could not be read (\(error.message)); using the template is an error"
+                    )
+                }
             }
             templates.append(template)
         }
@@ -238,6 +292,15 @@ struct CompiledModelReader {
     {
         if let uid = try archive.resolve(request["NSEntity"])?.uid, let name = nameByUID[uid] { return name }
         return try archive.string(request["NSEntityName"]) ?? ""
+    }
+
+    /// An archived predicate, decoded; the error says why not.
+    private func archivedPredicate(_ value: PropertyList?) -> Result<ObjectPredicate, ModelFileError> {
+        do {
+            return .success(try ArchivedPredicate.predicate(value, in: archive))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Lists of property names, whose elements are strings or archived property descriptions.
@@ -295,6 +358,7 @@ struct CompiledModelReader {
         default: return .null
         }
         if type == .transformable || type == .undefined { return raw }
-        return (try? raw.converted(to: type)) ?? .null
+        // A default that does not convert stays as it is: the model then reports it as an invalid default value.
+        return (try? raw.converted(to: type)) ?? raw
     }
 }

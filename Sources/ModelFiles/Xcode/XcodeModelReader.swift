@@ -99,12 +99,13 @@ enum XcodeModelReader {
             case "relationship": entity.relationships.append(try relationship(child))
             case "fetchedProperty":
                 let request = child.child(named: "fetchRequest")
-                entity.fetchedProperties.append(
-                    FetchedPropertyDescription(
-                        name: try required(child, "name"),
-                        entity: try request.map { r throws(ModelFileError) in try required(r, "entity") } ?? "",
-                        predicate: request?[attribute: "predicateString"], isOptional: flag(child, "optional"),
-                        userInfo: userInfo(child)))
+                var property = FetchedPropertyDescription(
+                    name: try required(child, "name"),
+                    entity: try request.map { r throws(ModelFileError) in try required(r, "entity") } ?? "",
+                    predicate: request?[attribute: "predicateString"], isOptional: flag(child, "optional"),
+                    userInfo: userInfo(child))
+                property.undecodablePredicate = request?[attribute: XcodeModelWriter.undecodablePredicateAttribute]
+                entity.fetchedProperties.append(property)
             case "uniquenessConstraints":
                 entity.uniquenessConstraints += child.children(named: "uniquenessConstraint").map {
                     $0.children(named: "constraint").compactMap { $0[attribute: "value"] }
@@ -214,6 +215,7 @@ enum XcodeModelReader {
         t.includesPendingChanges = optionalFlag(e, "includesPendingChanges")
         t.returnsObjectsAsFaults = optionalFlag(e, "returnObjectsAsFaults")
         t.returnsDistinctResults = optionalFlag(e, "returnDistinctResults")
+        t.undecodablePredicate = e[attribute: XcodeModelWriter.undecodablePredicateAttribute]
         return t
     }
 }

@@ -5,6 +5,11 @@ public import ObjectGraph
 ///
 /// Reading the output with ``XcodeModelReader`` gives an equal model. Diagram layout is not written.
 public enum XcodeModelWriter {
+    /// Our attribute on a `fetchRequest` element that keeps why its predicate could not be read from a compiled
+    /// model, so that a model written and read again still refuses to use it (Xcode ignores attributes it does not
+    /// know).
+    public static let undecodablePredicateAttribute = "docutilUndecodablePredicate"
+
     /// The `contents` XML for `model`.
     public static func contents(of model: ManagedObjectModel) -> String {
         var out = XMLText()
@@ -21,6 +26,9 @@ public enum XcodeModelWriter {
         for template in model.fetchRequestTemplates {
             var attributes: [(String, String)] = [("name", template.name), ("entity", template.entityName)]
             if let p = template.predicate { attributes.append(("predicateString", p)) }
+            if let reason = template.undecodablePredicate {
+                attributes.append((Self.undecodablePredicateAttribute, reason))
+            }
             if let v = template.fetchLimit { attributes.append(("fetchLimit", String(v))) }
             if let v = template.fetchBatchSize { attributes.append(("fetchBatchSize", String(v))) }
             if let v = template.resultType { attributes.append(("resultType", String(v.rawValue))) }
@@ -82,6 +90,7 @@ public enum XcodeModelWriter {
             out.open("fetchedProperty", a)
             var request: [(String, String)] = [("name", "fetchedPropertyFetchRequest"), ("entity", f.entityName)]
             if let p = f.predicate { request.append(("predicateString", p)) }
+            if let reason = f.undecodablePredicate { request.append((Self.undecodablePredicateAttribute, reason)) }
             out.empty("fetchRequest", request)
             writeUserInfo(f.userInfo, to: &out)
             out.close("fetchedProperty")

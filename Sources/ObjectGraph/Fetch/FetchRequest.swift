@@ -127,6 +127,10 @@ extension ManagedObjectModel {
                 .unknownTemplate, "no fetch request template '\(name)' (the model has: \(known))")
         }
         var request = FetchRequest(entityName: template.entityName)
+        if let reason = template.undecodablePredicate {
+            throw ObjectPredicateError(
+                .undecodable, "template '\(name)': its predicate could not be read from the model (\(reason))")
+        }
         if let text = template.predicate {
             let parsed: ObjectPredicate
             do {

@@ -22,7 +22,7 @@ public enum InMemoryFetch {
         if let predicate = request.predicate {
             var evaluator = ExpressionEvaluator(object: .null, variables: [:])
             for candidate in candidates {
-                evaluator.object = candidate
+                evaluator.start(with: candidate)
                 if try evaluator.evaluate(predicate) { matches.append(candidate) }
             }
         } else {

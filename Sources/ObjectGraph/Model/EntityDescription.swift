@@ -156,6 +156,10 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     public var includesPendingChanges: Bool?
     public var returnsObjectsAsFaults: Bool?
     public var returnsDistinctResults: Bool?
+    /// Why the template's predicate could not be read from a compiled model (an archived predicate of a kind not
+    /// decoded); `nil` when it was read. A template whose predicate could not be read is never used as if it had
+    /// none: ``ManagedObjectModel/fetchRequest(fromTemplate:substitutionVariables:)`` throws.
+    public var undecodablePredicate: String?
 
     /// Creates a template.
     public init(

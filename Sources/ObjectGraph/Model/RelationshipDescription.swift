@@ -100,6 +100,9 @@ public struct FetchedPropertyDescription: Sendable, Hashable {
     public var isOptional: Bool
     /// Free-form key/value pairs.
     public var userInfo: [String: String]
+    /// Why the predicate could not be read from a compiled model; `nil` when it was read (then ``predicate`` is
+    /// what the model says, and `nil` there means every object).
+    public var undecodablePredicate: String?
 
     /// Creates a fetched property.
     public init(

@@ -35,27 +35,42 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     /// Whether the ID is temporary (the object has not been saved).
     public var isTemporary: Bool { temporaryIdentifier != nil }
 
-    /// The URI form.
+    /// The URI form. The store UUID and entity name are percent-encoded, so any UUID a file holds (even one with
+    /// spaces or slashes) gives a valid URI that ``init(uriRepresentation:)`` reads back.
     public var uriRepresentation: URL {
+        // Every character outside the unreserved set is escaped, so this always parses; the fallback only keeps the
+        // property total.
+        URL(string: uriString) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The URI form as text (what ``description`` prints).
+    public var uriString: String {
         if let temporaryIdentifier {
-            return URL(string: "x-coredata:///\(Self.escape(entityName))/t\(temporaryIdentifier.uuidString)")!
+            return "x-coredata:///\(Self.escape(entityName))/t\(temporaryIdentifier.uuidString)"
         }
-        return URL(string: "x-coredata://\(storeIdentifier ?? "")/\(Self.escape(entityName))/p\(primaryKey)")!
+        return "x-coredata://\(Self.escape(storeIdentifier ?? ""))/\(Self.escape(entityName))/p\(primaryKey)"
     }
 
     /// Reads a URI produced by ``uriRepresentation``.
     /// - Returns: `nil` when the URI is not an object ID.
     public convenience init?(uriRepresentation uri: URL) {
         guard uri.scheme == "x-coredata" else { return nil }
-        let parts = uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard parts.count == 2, let key = parts.last, let kind = key.first else { return nil }
-        let entity = parts[0].removingPercentEncoding ?? parts[0]
+        // The path and host as written (percent-encoded), split before decoding so that an encoded "/" stays inside
+        // its component.
+        let text = uri.absoluteString.dropFirst("x-coredata://".count)
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let entity = parts[1].removingPercentEncoding, !entity.isEmpty,
+            let kind = parts[2].first
+        else { return nil }
+        let key = parts[2].dropFirst()
         switch kind {
         case "p":
-            guard let host = uri.host, let pk = Int64(key.dropFirst()), pk > 0 else { return nil }
+            guard let host = parts[0].removingPercentEncoding, !host.isEmpty, let pk = Int64(key), pk > 0 else {
+                return nil
+            }
             self.init(entityName: entity, storeIdentifier: host, primaryKey: pk)
         case "t":
-            guard let uuid = UUID(uuidString: String(key.dropFirst())) else { return nil }
+            guard parts[0].isEmpty, let uuid = UUID(uuidString: String(key)) else { return nil }
             self.init(entityName: entity, temporary: uuid)
         default:
             return nil
@@ -69,9 +84,24 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         self.temporaryIdentifier = temporary
     }
 
+    /// Percent-encodes everything but unreserved characters (RFC 3986: letters, digits, `-._~`).
     private static func escape(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
-            ?? s
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 15)])
+            }
+        }
+        return out
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
@@ -86,5 +116,5 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         hasher.combine(temporaryIdentifier)
     }
 
-    public var description: String { uriRepresentation.absoluteString }
+    public var description: String { uriString }
 }

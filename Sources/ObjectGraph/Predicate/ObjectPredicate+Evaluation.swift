@@ -33,11 +33,46 @@ extension ObjectExpression {
 }
 
 /// Evaluates predicates and expressions for one object.
+///
+/// The cost of one evaluation is bounded: a `SUBQUERY` that does not use the variables of the subqueries around it
+/// has the same value for every element they range over, so it is evaluated once per object and remembered (nested
+/// subqueries take linear, not exponential, time); and every evaluation has a budget of ``stepLimit`` steps, past
+/// which it fails with ``ObjectPredicateError/Code/tooComplex`` instead of running for hours.
 struct ExpressionEvaluator {
-    var object: PredicateValue
+    /// The most steps (predicates and expressions evaluated) one object's evaluation may take.
+    static let stepLimit = 20_000_000
+
+    var object: PredicateValue {
+        didSet { subqueryCache.removeAll(keepingCapacity: true) }
+    }
     var variables: [String: PredicateValue]
+    var steps = 0
+    /// Variables bound by the subqueries being evaluated, innermost last.
+    var bound: [String] = []
+    /// Values of subqueries that use none of the ``bound`` variables, for the current object.
+    var subqueryCache: [ObjectExpression: PredicateValue] = [:]
+
+    init(object: PredicateValue, variables: [String: PredicateValue]) {
+        self.object = object
+        self.variables = variables
+    }
+
+    /// Starts a new object's evaluation: its own budget and cache.
+    mutating func start(with object: PredicateValue) {
+        self.object = object
+        steps = 0
+    }
+
+    mutating func step() throws(ObjectPredicateError) {
+        steps += 1
+        if steps > Self.stepLimit {
+            throw ObjectPredicateError(
+                .tooComplex, "the predicate takes more than \(Self.stepLimit) steps for one object; simplify it")
+        }
+    }
 
     mutating func evaluate(_ predicate: ObjectPredicate) throws(ObjectPredicateError) -> Bool {
+        try step()
         switch predicate {
         case .true: return true
         case .false: return false
@@ -140,6 +175,7 @@ struct ExpressionEvaluator {
     // MARK: - Expressions
 
     mutating func value(of expression: ObjectExpression) throws(ObjectPredicateError) -> PredicateValue {
+        try step()
         switch expression {
         case .constant(let c): return c.value
         case .evaluatedObject: return object
@@ -166,6 +202,8 @@ struct ExpressionEvaluator {
             for item in items { values.append(try value(of: item)) }
             return .collection(values, ordered: true)
         case .subquery(let collection, let variable, let predicate):
+            let invariant = !bound.isEmpty && Self.isInvariant(expression, under: bound)
+            if invariant, let known = subqueryCache[expression] { return known }
             let source = try value(of: collection)
             let elements: [PredicateValue]
             switch source {
@@ -174,13 +212,19 @@ struct ExpressionEvaluator {
             default: elements = [source]
             }
             let saved = variables[variable]
-            defer { variables[variable] = saved }
+            bound.append(variable)
+            defer {
+                variables[variable] = saved
+                bound.removeLast()
+            }
             var result: [PredicateValue] = []
             for element in elements {
                 variables[variable] = element
                 if try evaluate(predicate) { result.append(element) }
             }
-            return .collection(result, ordered: false)
+            let value = PredicateValue.collection(result, ordered: false)
+            if invariant { subqueryCache[expression] = value }
+            return value
         case .index(let base, let kind):
             let collection = try value(of: base)
             switch (collection, kind) {
@@ -220,6 +264,47 @@ struct ExpressionEvaluator {
         case .anyKey:
             throw ObjectPredicateError(.unsupportedFunction, "ANYKEY is a Spotlight feature and cannot be evaluated")
         }
+    }
+
+    /// Whether a subquery uses none of `bound` (the variables of the subqueries around it) and assigns nothing, so
+    /// that its value is the same for each of their elements.
+    static func isInvariant(_ subquery: ObjectExpression, under bound: [String]) -> Bool {
+        let outer = Set(bound)
+        var expressions: [ObjectExpression] = [subquery]
+        var predicates: [ObjectPredicate] = []
+        while !expressions.isEmpty || !predicates.isEmpty {
+            if let p = predicates.popLast() {
+                switch p {
+                case .true, .false: break
+                case .and(let parts), .or(let parts): predicates += parts
+                case .not(let inner): predicates.append(inner)
+                case .comparison(let c): expressions += [c.lhs, c.rhs]
+                }
+                continue
+            }
+            guard let e = expressions.popLast() else { break }
+            switch e {
+            case .constant, .evaluatedObject, .anyKey: break
+            case .variable(let name): if outer.contains(name) { return false }
+            case .assignment: return false
+            case .keyPath(let base, _): expressions.append(base)
+            case .function(_, let arguments), .aggregate(let arguments): expressions += arguments
+            case .methodCall(let receiver, _, let arguments): expressions += [receiver] + arguments
+            case .arithmetic(_, let l, let r), .setOperation(_, let l, let r): expressions += [l, r]
+            case .negation(let inner), .cast(let inner, _): expressions.append(inner)
+            case .index(let base, let kind):
+                expressions.append(base)
+                if case .at(let position) = kind { expressions.append(position) }
+            case .conditional(let condition, let a, let b):
+                predicates.append(condition)
+                expressions += [a, b]
+            case .subquery(let collection, _, let predicate):
+                // A variable of the same name bound inside shadows the outer one; being cautious costs only speed.
+                expressions.append(collection)
+                predicates.append(predicate)
+            }
+        }
+        return true
     }
 
     /// Follows a key path, applying collection operators (`@count`, `@sum.x`, …) where they appear.

@@ -92,7 +92,9 @@ extension ObjectExpression: CustomStringConvertible {
             let right = rhs.operandFormat(above: op == .power ? 3 : op.precedence + 1)
             return "\(left) \(op.rawValue) \(right)"
         case .negation(let operand):
-            return "-" + operand.operandFormat(above: 4)
+            let text = operand.operandFormat(above: 4)
+            // A space keeps "- -x" two minus signs (no parentheses, so printing adds no nesting).
+            return text.hasPrefix("-") ? "- " + text : "-" + text
         case .aggregate(let items):
             return "{" + items.map { $0.operandFormat(above: 0) }.joined(separator: ", ") + "}"
         case .subquery(let collection, let variable, let predicate):

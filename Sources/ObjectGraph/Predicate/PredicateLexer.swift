@@ -8,6 +8,8 @@ struct PredicateToken: Equatable {
         case variable(String)
         case collectionOperator(String)
         case integer(Int64)
+        /// 9223372036854775808 (2^63): too large for Int64 alone, but `-9223372036854775808` is Int64's minimum.
+        case integerMinMagnitude
         case double(Double)
         case string(String)
         case formatSpecifier(String)
@@ -27,6 +29,7 @@ struct PredicateToken: Equatable {
         case .variable(let s): "$\(s)"
         case .collectionOperator(let s): "@\(s)"
         case .integer(let i): String(i)
+        case .integerMinMagnitude: "9223372036854775808"
         case .double(let d): String(d)
         case .string(let s): "\"\(s)\""
         case .formatSpecifier(let s): s
@@ -205,6 +208,7 @@ struct PredicateLexer {
         }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
         if !isFloat, let value = Int64(text) { return .integer(value) }
+        if !isFloat, UInt64(text) == UInt64(1) << 63 { return .integerMinMagnitude }
         guard let value = Double(text) else { throw Failure(offset: start, message: "bad number '\(text)'") }
         return .double(value)
     }

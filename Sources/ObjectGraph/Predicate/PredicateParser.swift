@@ -89,6 +89,14 @@ struct PredicateParser {
         if depth > Self.maximumDepth { throw error("less nesting (more than \(Self.maximumDepth) levels)") }
     }
 
+    /// Counts one more level of the tree a loop builds (`a + b + c` nests to the left, `x[0][0]` nests too), so
+    /// that no tree is deeper than ``maximumDepth`` however it was written: printing, comparing, hashing and
+    /// evaluating a tree all walk its depth.
+    mutating func deepen(_ levels: inout Int) throws(PredicateSyntaxError) {
+        try enter()
+        levels += 1
+    }
+
     // MARK: - Entry points
 
     mutating func parseWhole() throws(PredicateSyntaxError) -> ObjectPredicate {
@@ -232,6 +240,8 @@ struct PredicateParser {
             return .assignment(name, try parseExpression())
         }
         var lhs = try parseAdditive()
+        var levels = 0
+        defer { depth -= levels }
         while true {
             let op: SetOperator
             switch current.kind {
@@ -241,15 +251,19 @@ struct PredicateParser {
             default: return lhs
             }
             advance()
+            try deepen(&levels)
             lhs = .setOperation(op, lhs, try parseAdditive())
         }
     }
 
     mutating func parseAdditive() throws(PredicateSyntaxError) -> ObjectExpression {
         var lhs = try parseMultiplicative()
+        var levels = 0
+        defer { depth -= levels }
         while isSymbol("+") || isSymbol("-") {
             let op: ArithmeticOperator = isSymbol("+") ? .add : .subtract
             advance()
+            try deepen(&levels)
             lhs = .arithmetic(op, lhs, try parseMultiplicative())
         }
         return lhs
@@ -257,9 +271,12 @@ struct PredicateParser {
 
     mutating func parseMultiplicative() throws(PredicateSyntaxError) -> ObjectExpression {
         var lhs = try parseUnary()
+        var levels = 0
+        defer { depth -= levels }
         while isSymbol("*") || isSymbol("/") {
             let op: ArithmeticOperator = isSymbol("*") ? .multiply : .divide
             advance()
+            try deepen(&levels)
             lhs = .arithmetic(op, lhs, try parseUnary())
         }
         return lhs
@@ -270,6 +287,10 @@ struct PredicateParser {
         defer { depth -= 1 }
         if isSymbol("-") {
             advance()
+            if current.kind == .integerMinMagnitude, !Self.isPostfix(tokens[min(index + 1, tokens.count - 1)].kind) {
+                advance()
+                return .constant(.integer(.min))
+            }
             let operand = try parseUnary()
             switch operand {
             case .constant(.integer(let i)) where i != .min: return .constant(.integer(-i))
@@ -299,9 +320,12 @@ struct PredicateParser {
         // rest of its path, so `(a.@max.b).c` differs from `a.@max.b.c`.
         var sealed = isSymbol("(")
         var expression = try parsePrimary()
+        var levels = 0
+        defer { depth -= levels }
         while true {
             if isSymbol(".") {
                 if sealed, case .keyPath = expression {
+                    try deepen(&levels)
                     expression = .keyPath(expression, [])
                 }
                 sealed = false
@@ -312,14 +336,17 @@ struct PredicateParser {
                 case .collectionOperator(let name): component = "@" + name
                 case .formatSpecifier("%K"):
                     let path = try keyPathArgument()
+                    if case .keyPath = expression {} else { try deepen(&levels) }
                     expression = Self.appending(path, to: expression)
                     continue
                 default: throw error("a key name after '.'")
                 }
                 advance()
+                if case .keyPath = expression {} else { try deepen(&levels) }
                 expression = Self.appending([component], to: expression)
             } else if isSymbol("[") {
                 advance()
+                try deepen(&levels)
                 let kind: IndexKind
                 switch current.kind {
                 case .keyword("FIRST"):
@@ -363,12 +390,20 @@ struct PredicateParser {
         }
     }
 
+    /// Whether a token extends the expression before it (so a leading minus applies to the whole).
+    static func isPostfix(_ kind: PredicateToken.Kind) -> Bool {
+        kind == .symbol(".") || kind == .symbol("[") || kind == .symbol("**")
+    }
+
     mutating func parsePrimary() throws(PredicateSyntaxError) -> ObjectExpression {
         let token = current
         switch token.kind {
         case .integer(let i):
             advance()
             return .constant(.integer(i))
+        case .integerMinMagnitude:
+            advance()
+            return .constant(.double(9_223_372_036_854_775_808))
         case .double(let d):
             advance()
             return .constant(.double(d))

@@ -1,0 +1,40 @@
+import BinaryStore
+import Foundation
+import FuzzSupport
+import ObjectGraph
+
+/// The binary store reader: the input is the body of a store (uncompressed); the header, lengths and CRC-32 are
+/// made right around it, so that mutations reach the parser instead of stopping at the checksum.
+let file = FuzzSupport.scratchFile("store.binary")
+
+func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+    }
+    return ~crc
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let body = Array(UnsafeBufferPointer(start: data, count: size))
+    var bytes: [UInt8] = Array("DUBSTORE".utf8) + [1, 0, 0, 0, 0, 0, 0, 0] + body
+    let crc = crc32(bytes)
+    withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
+    withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
+    withUnsafeBytes(of: crc.littleEndian) { bytes += $0 }
+    bytes += Array("DUBEND01".utf8)
+    bytes.withUnsafeBytes { FuzzSupport.write($0, to: file) }
+    guard let read = try? BinaryStoreFile(url: file) else { return 0 }
+    var models = [FuzzSupport.model]
+    if let carried = try? read.model() { models.append(carried) }
+    for model in models {
+        _ = try? read.snapshots(model: model, storeIdentifier: "S")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        guard (try? coordinator.add(BinaryStore(description: StoreDescription(type: "Binary", url: file)))) != nil
+        else { continue }
+        FuzzSupport.readEverything(ManagedObjectContext(coordinator: coordinator))
+    }
+    return 0
+}
