@@ -18,18 +18,22 @@ public struct BinaryStoreFile: Sendable {
 
     /// Whether the file starts with the binary store's magic.
     public static func hasMagic(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 8)).map { Array($0) == BinaryStore.magic } ?? false
+        FileKind.head(url, count: 8).map { Array($0) == BinaryStore.magic } ?? false
     }
 
     public init(url: URL) throws(StoreError) {
         self.url = url
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileKind.readRegularFile(url)
         } catch {
-            throw StoreError(.notFound, path: url.path, "cannot read: \(error.localizedDescription)")
+            let code: StoreError.Code =
+                switch error.code {
+                case .notFound: .notFound
+                case .unsupported: .unsupported
+                default: .io
+                }
+            throw StoreError(code, path: url.path, error.message)
         }
         let path = url.path
         func corrupt(_ offset: Int, _ message: String) -> StoreError {

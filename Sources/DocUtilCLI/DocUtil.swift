@@ -1,4 +1,5 @@
 public import ArgumentParser
+import ModelFiles
 
 /// The `docutil` command: opens, converts and inspects Core Data documents and models.
 public struct DocUtil: ParsableCommand {
@@ -14,4 +15,11 @@ public struct DocUtil: ParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line: interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT) first remove the scratch folders
+    /// a read-only open may have made.
+    public static func run() {
+        ScratchFolders.installSignalHandlers()
+        main()
+    }
 }

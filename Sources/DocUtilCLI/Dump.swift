@@ -20,11 +20,17 @@ struct Dump: ParsableCommand {
     @Option(help: "Output format: json, csv or text.")
     var format: ObjectFormat = .json
 
+    @Flag(
+        help:
+            "Show stored values that do not fit their attributes as they are (with a warning each) instead of failing.")
+    var lenient = false
+
     @OptionGroup var options: DocumentOptions
 
     func run() throws {
         try reportingErrors {
-            let opened = try options.open(document)
+            let opened = try options.open(document, lenient: lenient)
+            defer { DocumentOptions.reportValueWarnings(opened, path: document) }
             let names =
                 try entity.map { name -> [String] in
                     guard opened.model.entity(named: name) != nil else {

@@ -39,6 +39,11 @@ struct Query: ParsableCommand {
     @Option(help: "Output format: json, csv or text.")
     var format: ObjectFormat = .json
 
+    @Flag(
+        help:
+            "Show stored values that do not fit their attributes as they are (with a warning each) instead of failing.")
+    var lenient = false
+
     @OptionGroup var options: DocumentOptions
 
     func validate() throws {
@@ -59,7 +64,8 @@ struct Query: ParsableCommand {
             }
         }
         try reportingErrors {
-            let opened = try options.open(document)
+            let opened = try options.open(document, lenient: lenient)
+            defer { DocumentOptions.reportValueWarnings(opened, path: document) }
             guard opened.model.entity(named: entity) != nil else {
                 throw DocumentError(
                     .badData,

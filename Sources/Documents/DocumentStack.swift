@@ -58,6 +58,12 @@ public struct OpenedDocument {
     public let warnings: [String]
 
     public var model: ManagedObjectModel { coordinator.model }
+
+    /// For a document opened to read leniently: the stored values kept as they are because they do not fit their
+    /// attributes (where, and why), so far.
+    public var valueWarnings: [String] {
+        (store as? SQLiteStore)?.valueWarnings ?? []
+    }
 }
 
 /// Opens documents of every store type: finds the type from the content (then the extension), chooses the model
@@ -93,12 +99,24 @@ public enum DocumentStack {
     /// - Parameters:
     ///   - modelURL: a model to use instead of the one the document carries.
     ///   - readOnly: open without ever writing (inspection and conversion).
-    public static func open(_ url: URL, model modelURL: URL? = nil, readOnly: Bool = true) throws(DocumentError)
-        -> OpenedDocument
-    {
+    ///   - lenient: keep stored values that do not fit their attributes as they are (SQLite stores), reported in
+    ///     ``OpenedDocument/valueWarnings``, instead of failing the read; for showing a damaged document, never for
+    ///     writing one.
+    public static func open(
+        _ url: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
+    ) throws(DocumentError) -> OpenedDocument {
         registerStoreTypes()
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw DocumentError(.noInput, "\(url.path): no such file")
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: url.path)
+        } catch {
+            throw DocumentError(.io, error.description)
+        }
+        switch kind {
+        case .regularFile: break
+        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
+        default:
+            throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
         }
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
@@ -112,8 +130,14 @@ public enum DocumentStack {
                 source = "given"
             } else if type == XMLStore.typeName {
                 let file = try XMLStoreFile(url: url)
-                if let embedded = try file.embeddedModel() {
-                    model = embedded
+                let carried: ManagedObjectModel?
+                do {
+                    carried = try file.embeddedModel()
+                } catch {
+                    throw error.inFile("\(url.path) (the model in its metadata)")
+                }
+                if let carried {
+                    model = carried
                 } else {
                     model = try file.inferredModel()
                     source = "inferred"
@@ -123,13 +147,18 @@ public enum DocumentStack {
             } else if type == SQLiteStore.typeName {
                 let file = try SQLiteStoreFile(url: url)
                 if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
-                    model = try ModelLoader.readContents(Data(contents.utf8))
+                    model = try embedded(contents, in: url)
                 } else {
                     model = try file.storedModel().model
                     source = "Z_MODELCACHE"
                 }
             } else {
-                model = try BinaryStoreFile(url: url).model()
+                let file = try BinaryStoreFile(url: url)
+                do {
+                    model = try file.model()
+                } catch {
+                    throw error.inFile("\(url.path) (the model it carries)")
+                }
             }
         } catch let error as StoreError {
             throw DocumentError(error)
@@ -158,9 +187,10 @@ public enum DocumentStack {
         }
         let coordinator = PersistentStoreCoordinator(model: model)
         let store: any PersistentStore
+        var options: [String: String] = readOnly ? ["readOnly": "YES"] : [:]
+        if lenient { options["lenientValues"] = "YES" }
         do {
-            store = try coordinator.addPersistentStore(
-                type: type, url: url, options: readOnly ? ["readOnly": "YES"] : [:])
+            store = try coordinator.addPersistentStore(type: type, url: url, options: options)
         } catch {
             throw DocumentError(error)
         }
@@ -171,29 +201,77 @@ public enum DocumentStack {
             warnings: warnings)
     }
 
+    /// The model text a document carries, read, with errors naming the document.
+    static func embedded(_ contents: String, in url: URL) throws(ModelFileError) -> ManagedObjectModel {
+        do {
+            return try ModelLoader.readContents(Data(contents.utf8))
+        } catch {
+            throw error.inFile("\(url.path) (the model in its metadata)")
+        }
+    }
+
     /// Writes every object of an open document to a new file of another type, carrying the model.
-    /// - Throws: `cannotCreate` when `output` exists and `force` is off.
+    ///
+    /// The output is written to a temporary file beside it and renamed into place only when complete (a SQLite
+    /// output is checkpointed and closed first, so it is one whole file), so it never exists half-written. Only a
+    /// regular file is ever replaced, and only with `force`: a directory, a device, a FIFO or a socket at the output
+    /// path is refused and left as it is. A symbolic link is followed: the file it points to is replaced.
+    /// - Throws: `cannotCreate` when `output` exists and `force` is off, or is not a regular file.
     public static func convert(_ document: OpenedDocument, to output: URL, type: String, force: Bool)
         throws(DocumentError)
     {
         registerStoreTypes()
-        if FileManager.default.fileExists(atPath: output.path) && !force {
-            throw DocumentError(.cannotCreate, "\(output.path) exists; use --force to replace it")
+        let target = output.resolvingSymlinksInPath()
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: target.path)
+        } catch {
+            throw DocumentError(.cannotCreate, error.description)
         }
-        if output.standardizedFileURL == document.url.standardizedFileURL {
+        switch kind {
+        case .missing: break
+        case .regularFile:
+            if !force { throw DocumentError(.cannotCreate, "\(output.path) exists; use --force to replace it") }
+        default:
+            throw DocumentError(
+                .cannotCreate, "\(output.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
+        }
+        if target.standardizedFileURL == document.url.resolvingSymlinksInPath().standardizedFileURL {
             throw DocumentError(.cannotCreate, "\(output.path) is the input; converting in place is not allowed")
         }
         guard StoreType.named(type) != nil else {
             throw DocumentError(.unsupported, "cannot write \(type) documents yet")
         }
-        if force && type == SQLiteStore.typeName {
-            // A SQLite target is written in place: start from an empty file.
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: output.path + suffix) }
+        let directory = target.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(
+            ".\(target.lastPathComponent).docutil-tmp-\(getpid())-\(UUID().uuidString.prefix(8))")
+        func removeTemporary() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary.path + suffix) }
         }
         do {
-            try document.coordinator.migratePersistentStore(document.store, to: output, type: type)
+            let written = try document.coordinator.migratePersistentStore(document.store, to: temporary, type: type)
+            document.coordinator.removePersistentStore(written)
+            if let sqlite = written as? SQLiteStore {
+                try sqlite.checkpointAndClose()
+            } else {
+                written.close()
+            }
         } catch {
-            throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, error.description)
+            removeTemporary()
+            let message = error.description.replacingOccurrences(of: temporary.path, with: output.path)
+            throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, message)
+        }
+        // A stale write-ahead log beside the old output would be replayed onto the new file: it goes first.
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(target.path + suffix) }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            removeTemporary()
+            throw DocumentError(.cannotCreate, "\(output.path): cannot move the new file into place: \(reason)")
+        }
+        let folder = Foundation.open(directory.path, O_RDONLY)
+        if folder >= 0 {
+            fsync(folder)
+            Foundation.close(folder)
         }
     }
 }

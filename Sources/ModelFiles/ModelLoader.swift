@@ -45,11 +45,13 @@ public enum ModelLoader {
     ///   `invalidModel` with the file and place for bad input.
     public static func load(from url: URL) throws(ModelFileError) -> LoadedModel {
         let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ModelFileError(.notFound, path: path, "no such file or directory")
+        let kind = try FileKind(path: path)
+        switch kind {
+        case .missing: throw ModelFileError(.notFound, path: path, "no such file or directory")
+        case .regularFile, .directory: break
+        default: throw ModelFileError(.notFound, path: path, "is \(kind.article), not a model file or folder; it is not read")
         }
-        if isDirectory.boolValue {
+        if kind == .directory {
             switch url.pathExtension {
             case "xcdatamodeld": return try loadXcodeBundle(url)
             case "xcdatamodel": return try loadXcodeModel(url, versionName: nil)
@@ -201,11 +203,7 @@ public enum ModelLoader {
     // MARK: - Helpers
 
     static func read(_ url: URL) throws(ModelFileError) -> Data {
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw ModelFileError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
-        }
+        try FileKind.readRegularFile(url)
     }
 
     private static func listing(_ url: URL) throws(ModelFileError) -> [String] {

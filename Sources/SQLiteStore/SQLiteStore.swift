@@ -138,11 +138,33 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         if let workingDirectory { ScratchFolders.remove(workingDirectory) }
     }
 
-    /// Closes the connection (statements finalized); the store can no longer be used. A read-only store's private
-    /// copy, if it needed one, is removed.
+    /// Checkpoints the write-ahead log into the main file (so the file is complete on its own), finalizes every
+    /// statement and closes the connection; the store can no longer be used. A read-only store's private copy, if
+    /// it needed one, is removed.
     public func close() {
+        if !description.isReadOnly { try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         database.close()
         if let workingDirectory { ScratchFolders.remove(workingDirectory) }
+    }
+
+    /// Like ``close()``, reporting a checkpoint that fails (a full disk, say): the log then still holds the last
+    /// changes, and the file must not be moved or copied without it.
+    public func checkpointAndClose() throws(StoreError) {
+        defer { close() }
+        guard !description.isReadOnly else { return }
+        do {
+            let rows = try database.query("PRAGMA wal_checkpoint(TRUNCATE)")
+            // (busy, log frames, checkpointed frames): busy must be 0.
+            if case .integer(let busy)? = rows.first?.first, busy != 0 {
+                throw StoreError(.io, path: description.url?.path, "the write-ahead log could not be checkpointed (busy)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteStoreError {
+            throw storeError(error)
+        } catch {
+            throw StoreError(.io, path: description.url?.path, "\(error)")
+        }
     }
 
     func storeError(_ error: SQLiteStoreError) -> StoreError {

@@ -19,12 +19,7 @@ public struct SQLiteStoreFile: Sendable {
     /// Whether the file at `url` is a regular file that starts with the SQLite header (a FIFO or device is never
     /// opened, so this never blocks).
     public static func isSQLite(_ url: URL) -> Bool {
-        guard (try? FileKind(path: url.path)) == .regularFile,
-            let handle = try? FileHandle(forReadingFrom: url)
-        else { return false }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        return header == Data("SQLite format 3\0".utf8)
+        FileKind.head(url, count: 16) == Data("SQLite format 3\0".utf8)
     }
 
     /// Reads the store at `url`.

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ModelFiles
 
 /// How attribute values are stored in SQLite columns: integers and booleans as INTEGER, dates as REAL seconds since
 /// 2001, UUIDs as 16-byte BLOBs, URIs as TEXT, decimals as their text (NUMERIC affinity may store them as REAL).
@@ -124,7 +125,7 @@ enum SQLiteValueCoding {
                     }
                     let file = directory.appendingPathComponent(name)
                     do {
-                        bytes = try Data(contentsOf: file)
+                        bytes = try FileKind.readRegularFile(file)
                     } catch {
                         throw Mismatch(
                             reason: "its external data file \(file.path) cannot be read (\(error.localizedDescription))"

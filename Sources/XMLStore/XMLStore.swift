@@ -54,9 +54,9 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileKind.readRegularFile(url)
         } catch {
-            throw StoreError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+            throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
         }
         let raw = try XMLStoreReader(path: url.path).read(data)
         let snapshots = try XMLStoreDecoder(model: model, path: url.path).snapshots(raw, storeIdentifier: identifier)

@@ -14,14 +14,17 @@ public struct XMLStoreFile: Sendable {
 
     /// Reads the whole file.
     public init(url: URL) throws(StoreError) {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw StoreError(.notFound, path: url.path, "no such file")
-        }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileKind.readRegularFile(url)
         } catch {
-            throw StoreError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+            let code: StoreError.Code =
+                switch error.code {
+                case .notFound: .notFound
+                case .unsupported: .unsupported
+                default: .io
+                }
+            throw StoreError(code, path: url.path, error.message)
         }
         let raw = try XMLStoreReader(path: url.path).read(data)
         self.url = url
@@ -44,17 +47,15 @@ public struct XMLStoreFile: Sendable {
 
     /// Whether a file starts like an XML store: an XML prolog (or none) and a `<database>` root.
     public static func looksLikeXMLStore(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
-        defer { try? handle.close() }
-        let head = String(decoding: (try? handle.read(upToCount: 512)) ?? Data(), as: UTF8.self)
+        guard let bytes = FileKind.head(url, count: 512) else { return false }
+        let head = String(decoding: bytes, as: UTF8.self)
         return head.hasPrefix("<?xml") && head.contains("<database>") || head.hasPrefix("<database>")
     }
 
     /// The `<UUID>` from the start of the file, without parsing all of it.
     static func peekUUID(_ url: URL) -> String? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? handle.close() }
-        let head = String(decoding: (try? handle.read(upToCount: 1024)) ?? Data(), as: UTF8.self)
+        guard let bytes = FileKind.head(url, count: 1024) else { return nil }
+        let head = String(decoding: bytes, as: UTF8.self)
         guard let start = head.range(of: "<UUID>"),
             let end = head.range(of: "</UUID>", range: start.upperBound..<head.endIndex)
         else { return nil }

@@ -201,17 +201,11 @@ struct XMLStoreReader {
                     guard let value = Int64(text) else { throw fail("nextObjectID '\(text)' is not a number") }
                     store.nextObjectID = value
                 case "metadata":
-                    let metadataLine = line
-                    guard let outer = xmlTextReaderReadInnerXml(reader) else { continue }
-                    let inner = String(cString: outer)
-                    docutil_xmlFree(outer)
-                    if !isEmptyElement { try skipElement() }
-                    let trimmed = inner.trimmingCharacters(in: .whitespacesAndNewlines)
-                    guard !trimmed.isEmpty else { continue }
-                    do {
-                        store.metadata = try PropertyList.read(Data(trimmed.utf8)).dictionary ?? [:]
-                    } catch {
-                        throw .xml(path, line: metadataLine, "metadata: \(error.message)")
+                    if let value = try parseMetadata() {
+                        guard let dictionary = value.dictionary else {
+                            throw fail("metadata: the property list is not a dictionary")
+                        }
+                        store.metadata = dictionary
                     }
                 default:
                     if !isEmptyElement { try skipElement() }
@@ -219,6 +213,88 @@ struct XMLStoreReader {
             }
             throw fail("the document ends inside <databaseInfo>")
         }
+
+        /// The property list inside `<metadata>`, read as it streams by, with an explicit stack (no recursion, in
+        /// libxml2 or here): the deepest nesting accepted is ``maximumMetadataDepth``.
+        mutating func parseMetadata() throws(StoreError) -> PropertyList? {
+            if isEmptyElement { return nil }
+            enum Frame {
+                case dictionary([String: PropertyList], key: String?)
+                case array([PropertyList])
+            }
+            var stack: [Frame] = []
+            var result: PropertyList?
+            func deliver(_ value: PropertyList, into stack: inout [Frame]) throws(StoreError) {
+                guard let top = stack.popLast() else {
+                    guard result == nil else { throw fail("metadata: more than one property list") }
+                    result = value
+                    return
+                }
+                switch top {
+                case .dictionary(var entries, let key):
+                    guard let key else { throw fail("metadata: a value without a key") }
+                    entries[key] = value
+                    stack.append(.dictionary(entries, key: nil))
+                case .array(var items):
+                    items.append(value)
+                    stack.append(.array(items))
+                }
+            }
+            while try next() {
+                if isEndElement {
+                    switch name {
+                    case "metadata":
+                        guard stack.isEmpty else { throw fail("metadata: the property list is not closed") }
+                        return result
+                    case "dict", "array":
+                        guard let top = stack.popLast() else { throw fail("metadata: </\(name)> without <\(name)>") }
+                        switch top {
+                        case .dictionary(let entries, let key):
+                            guard key == nil else { throw fail("metadata: a key without a value") }
+                            try deliver(.dictionary(entries), into: &stack)
+                        case .array(let items):
+                            try deliver(.array(items), into: &stack)
+                        }
+                    default:
+                        continue
+                    }
+                    continue
+                }
+                guard isElement else { continue }
+                let element = name
+                switch element {
+                case "plist":
+                    continue
+                case "dict", "array":
+                    if isEmptyElement {
+                        try deliver(element == "dict" ? .dictionary([:]) : .array([]), into: &stack)
+                    } else {
+                        guard stack.count < Self.maximumMetadataDepth else {
+                            throw fail("metadata: nested deeper than \(Self.maximumMetadataDepth) levels")
+                        }
+                        stack.append(element == "dict" ? .dictionary([:], key: nil) : .array([]))
+                    }
+                case "key":
+                    let key = try elementText()
+                    guard case .dictionary(let entries, nil)? = stack.last else {
+                        throw fail("metadata: a <key> outside a dictionary, or two in a row")
+                    }
+                    stack[stack.count - 1] = .dictionary(entries, key: key)
+                default:
+                    let text = try elementText()
+                    let value: PropertyList
+                    do {
+                        value = try PropertyList.xmlScalar(element, text: text)
+                    } catch {
+                        throw fail("metadata: \(error.message)")
+                    }
+                    try deliver(value, into: &stack)
+                }
+            }
+            throw fail("the document ends inside <metadata>")
+        }
+
+        static let maximumMetadataDepth = 64
 
         mutating func skipElement() throws(StoreError) {
             var depth = 1

@@ -1,3 +1,3 @@
 import DocUtilCLI
 
-DocUtil.main()
+DocUtil.run()

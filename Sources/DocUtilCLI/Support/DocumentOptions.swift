@@ -9,11 +9,20 @@ struct DocumentOptions: ParsableArguments {
     var model: String?
 
     /// Opens the document read-only, printing its warnings to stderr.
-    func open(_ path: String) throws -> OpenedDocument {
+    func open(_ path: String, lenient: Bool = false) throws -> OpenedDocument {
         let document = try DocumentStack.open(
-            URL(fileURLWithPath: path), model: model.map { URL(fileURLWithPath: $0) }, readOnly: true)
+            URL(fileURLWithPath: path), model: model.map { URL(fileURLWithPath: $0) }, readOnly: true, lenient: lenient)
         for warning in document.warnings { printError("warning: \(path): \(warning)") }
         return document
+    }
+
+    /// Prints what a lenient read kept raw (at most 20 lines, then a count).
+    static func reportValueWarnings(_ document: OpenedDocument, path: String) {
+        let warnings = document.valueWarnings
+        for warning in warnings.prefix(20) { printError("warning: \(path): \(warning)") }
+        if warnings.count > 20 {
+            printError("warning: \(path): \(warnings.count - 20) more value(s) kept as they are")
+        }
     }
 }
 

@@ -44,10 +44,17 @@ enum ExitStatus {
     }
 }
 
-/// Writes a diagnostic to standard error.
+/// Writes a diagnostic to standard error. Each line is cut to ``maximumLineLength`` characters (the middle left
+/// out), so that no input echoed in a message can flood a terminal or a log.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("docutil: \(message)\n".utf8))
+    let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map {
+        $0.count > maximumLineLength ? Diagnostics.quote(String($0), limit: maximumLineLength) : String($0)
+    }
+    FileHandle.standardError.write(Data("docutil: \(lines.joined(separator: "\n"))\n".utf8))
 }
+
+/// The longest line a diagnostic prints.
+let maximumLineLength = 600
 
 /// Runs a command body, turning library errors into a message on stderr and the documented exit status.
 func reportingErrors(_ body: () throws -> Void) throws {

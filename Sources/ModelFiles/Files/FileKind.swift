@@ -44,16 +44,38 @@ public enum FileKind: Sendable, Hashable {
         }
     }
 
+    /// Reads a whole regular file; anything else (a FIFO, a device, a directory) is refused without being opened,
+    /// so reading never blocks.
+    /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when reading fails.
+    public static func readRegularFile(_ url: URL) throws(ModelFileError) -> Data {
+        try requireRegularFile(url.path)
+        do {
+            return try Data(contentsOf: url, options: .uncached)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+        }
+    }
+
+    /// The first `count` bytes of a regular file, or `nil` when the path is not a readable regular file (for
+    /// telling file types apart: it never opens a FIFO or a device).
+    public static func head(_ url: URL, count: Int) -> Data? {
+        guard (try? FileKind(path: url.path)) == .regularFile, let handle = try? FileHandle(forReadingFrom: url) else {
+            return nil
+        }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: count)) ?? Data()
+    }
+
     /// Checks that `path` is an existing regular file, the only thing a document or a store file can be.
-    /// - Throws: ``ModelFileError`` `notFound` when nothing is there, `unsupported` for anything but a regular file.
+    /// - Throws: ``ModelFileError`` `notFound` when nothing is there or it is not a regular file (exit status 66:
+    ///   no input that can be read).
     public static func requireRegularFile(_ path: String) throws(ModelFileError) {
         let kind = try FileKind(path: path)
         switch kind {
         case .regularFile: return
         case .missing: throw ModelFileError(.notFound, path: path, "no such file")
         default:
-            throw ModelFileError(
-                .unsupported, path: path, "is \(kind.article), not a regular file; it is not read")
+            throw ModelFileError(.notFound, path: path, "is \(kind.article), not a regular file; it is not read")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Reads XML property lists (`<plist><dict>…</dict></plist>`), such as `.xccurrentversion` files and the metadata
 /// embedded in XML stores.
@@ -42,33 +43,43 @@ enum XMLPropertyListReader {
             var result: [PropertyList] = []
             for child in element.children { result.append(try value(child)) }
             return .array(result)
-        case "string":
-            return .string(element.text)
-        case "integer":
-            guard let i = Int64(element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw fail(element, "bad integer '\(element.text)'")
+        default:
+            do {
+                return try PropertyList.xmlScalar(element.name, text: element.text)
+            } catch {
+                throw fail(element, error.message)
             }
+        }
+    }
+}
+
+extension PropertyList {
+    /// The value of a scalar XML property-list element (`string`, `integer`, `real`, `true`, `false`, `data`, `date`)
+    /// with its text.
+    /// - Throws: ``ModelFileError`` `malformed` for an unknown element or text that is not a value of its kind.
+    public static func xmlScalar(_ name: String, text: String) throws(ModelFileError) -> PropertyList {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        func bad(_ what: String) -> ModelFileError {
+            ModelFileError(.malformed, "property list: bad \(what) '\(Diagnostics.quote(text, limit: 60))'")
+        }
+        switch name {
+        case "string": return .string(text)
+        case "integer":
+            guard let i = Int64(trimmed) else { throw bad("integer") }
             return .integer(i)
         case "real":
-            guard let r = Double(element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw fail(element, "bad real '\(element.text)'")
-            }
+            guard let r = Double(trimmed) else { throw bad("real") }
             return .real(r)
         case "true": return .boolean(true)
         case "false": return .boolean(false)
         case "data":
-            guard let d = Data(base64Encoded: element.text, options: .ignoreUnknownCharacters) else {
-                throw fail(element, "bad base64 data")
-            }
+            guard let d = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { throw bad("base64 data") }
             return .data(d)
         case "date":
-            let formatter = ISO8601DateFormatter()
-            guard let d = formatter.date(from: element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw fail(element, "bad date '\(element.text)'")
-            }
+            guard let d = ISO8601DateFormatter().date(from: trimmed) else { throw bad("date") }
             return .date(d)
         default:
-            throw fail(element, "unknown element <\(element.name)>")
+            throw ModelFileError(.malformed, "property list: unknown element <\(Diagnostics.quote(name, limit: 60))>")
         }
     }
 }

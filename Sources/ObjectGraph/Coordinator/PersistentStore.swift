@@ -82,6 +82,14 @@ public protocol PersistentStore: AnyObject, Sendable {
     var identifier: String { get }
     /// The store's metadata.
     var metadata: [String: MetadataValue] { get set }
+    /// Lets go of the store's file: flushes what the store keeps beside it (a SQLite store checkpoints its
+    /// write-ahead log into the main file) and closes it. The store is not used afterwards.
+    func close()
+}
+
+extension PersistentStore {
+    /// Atomic stores hold no open file between saves: nothing to do.
+    public func close() {}
 }
 
 /// A commit-or-abandon handle for one store's part of a save, so that a save across several stores is all or
