@@ -113,9 +113,6 @@ enum SchemaJSON {
 /// ISO 8601 with fractional seconds in UTC, the date form of every JSON output.
 enum ISO8601 {
     static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        DateText.iso8601(date)
     }
 }

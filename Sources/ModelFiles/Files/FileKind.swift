@@ -48,12 +48,41 @@ public enum FileKind: Sendable, Hashable {
     /// so reading never blocks.
     /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when reading fails.
     public static func readRegularFile(_ url: URL) throws(ModelFileError) -> Data {
-        try requireRegularFile(url.path)
-        do {
-            return try Data(contentsOf: url, options: .uncached)
-        } catch {
-            throw ModelFileError(.io, path: url.path, "cannot read: \(error.localizedDescription)")
+        let path = url.path
+        // Opened without blocking (a FIFO would wait for a writer), then checked on the open descriptor, so what is
+        // read is what was checked.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw ModelFileError(.notFound, path: path, "no such file") }
+            throw ModelFileError(.io, path: path, "cannot open: \(String(cString: strerror(code)))")
         }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw ModelFileError(.io, path: path, "cannot examine: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let kind = (try? FileKind(path: path)) ?? .other
+            throw ModelFileError(.notFound, path: path, "is \(kind.article), not a regular file; it is not read")
+        }
+        var data = Data(count: Int(max(0, info.st_size)))
+        var filled = 0
+        while true {
+            if filled == data.count { data.count += max(4096, data.count / 2) }
+            let count = data.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return read(fd, base + filled, raw.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ModelFileError(.io, path: path, "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
     }
 
     /// The first `count` bytes of a regular file, or `nil` when the path is not a readable regular file (for

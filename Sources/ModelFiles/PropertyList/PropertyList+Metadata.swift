@@ -64,8 +64,7 @@ public enum XMLPropertyListWriter {
         case .real(let r): out += pad + "<real>\(r)</real>\n"
         case .boolean(let b): out += pad + (b ? "<true/>\n" : "<false/>\n")
         case .date(let d):
-            let formatter = ISO8601DateFormatter()
-            out += pad + "<date>\(formatter.string(from: d))</date>\n"
+            out += pad + "<date>\(DateText.iso8601Seconds(d))</date>\n"
         case .data(let d):
             let tabs = String(repeating: "\t", count: depth)
             let text = d.base64EncodedString()

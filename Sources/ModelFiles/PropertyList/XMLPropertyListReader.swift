@@ -76,7 +76,7 @@ extension PropertyList {
             guard let d = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { throw bad("base64 data") }
             return .data(d)
         case "date":
-            guard let d = ISO8601DateFormatter().date(from: trimmed) else { throw bad("date") }
+            guard let d = DateText.parse(trimmed) else { throw bad("date") }
             return .date(d)
         default:
             throw ModelFileError(.malformed, "property list: unknown element <\(Diagnostics.quote(name, limit: 60))>")

@@ -1,30 +1,192 @@
 package import Foundation
 
-/// Parsing of the textual date forms found in model files and on the command line.
+/// Reading and writing the textual date forms of model files, the command line and our outputs, by hand: no
+/// `DateFormatter` (each one costs an ICU formatter, and swift-corelibs-foundation's leaks memory on every parse).
+///
+/// All times are UTC. Dates further out than ±10¹⁴ seconds (about three million years) from the reference date
+/// print as `@<seconds since 2001-01-01>`, which ``parse(_:)`` reads back too.
 package enum DateText {
-    /// Parses `yyyy-MM-dd HH:mm:ss Z` (Xcode's `defaultValueString` for dates) or ISO 8601 with or without
-    /// fractional seconds.
+    /// Parses `yyyy-MM-dd HH:mm:ss ±hhmm` (Xcode's `defaultValueString` for dates), ISO 8601 (`yyyy-MM-ddTHH:mm:ss`
+    /// with optional fractional seconds and `Z` or `±hh:mm`), a plain `yyyy-MM-dd` (midnight UTC), or `@SECONDS`.
+    /// - Returns: `nil` for anything else, or a field out of range (month 13, February 30…).
     package static func parse(_ text: String) -> Date? {
-        let xcode = DateFormatter()
-        xcode.locale = Locale(identifier: "en_US_POSIX")
-        xcode.timeZone = TimeZone(identifier: "UTC")
-        xcode.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-        if let date = xcode.date(from: text) { return date }
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = iso.date(from: text) { return date }
-        iso.formatOptions = [.withInternetDateTime]
-        if let date = iso.date(from: text) { return date }
-        iso.formatOptions = [.withFullDate]
-        return iso.date(from: text)
+        var reader = Reader(Array(text.utf8))
+        if reader.take(UInt8(ascii: "@")) {
+            guard let seconds = Double(String(decoding: reader.rest, as: UTF8.self)) else { return nil }
+            return Date(timeIntervalSinceReferenceDate: seconds)
+        }
+        guard let year = reader.number(digits: 4), reader.take(UInt8(ascii: "-")),
+            let month = reader.number(digits: 2), reader.take(UInt8(ascii: "-")), let day = reader.number(digits: 2)
+        else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month, year)).contains(day) else { return nil }
+        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
+        if reader.isAtEnd { return Date(timeIntervalSince1970: seconds) }
+        let xcode: Bool
+        if reader.take(UInt8(ascii: "T")) {
+            xcode = false
+        } else if reader.take(UInt8(ascii: " ")) {
+            xcode = true
+        } else {
+            return nil
+        }
+        guard let hour = reader.number(digits: 2), reader.take(UInt8(ascii: ":")),
+            let minute = reader.number(digits: 2), reader.take(UInt8(ascii: ":")),
+            let second = reader.number(digits: 2), hour < 24, minute < 60, second < 61
+        else { return nil }
+        seconds += Double(hour * 3600 + minute * 60 + second)
+        if !xcode, reader.take(UInt8(ascii: ".")) {
+            let digits = reader.digits()
+            guard !digits.isEmpty, let fraction = Double("0." + digits) else { return nil }
+            seconds += fraction
+        }
+        if xcode { guard reader.take(UInt8(ascii: " ")) else { return nil } }
+        if !xcode, reader.take(UInt8(ascii: "Z")) {
+            return reader.isAtEnd ? Date(timeIntervalSince1970: seconds) : nil
+        }
+        let sign: Int
+        if reader.take(UInt8(ascii: "+")) {
+            sign = 1
+        } else if reader.take(UInt8(ascii: "-")) {
+            sign = -1
+        } else {
+            return nil
+        }
+        guard let hours = reader.number(digits: 2) else { return nil }
+        _ = reader.take(UInt8(ascii: ":"))
+        guard let minutes = reader.number(digits: 2), hours < 24, minutes < 60, reader.isAtEnd else { return nil }
+        return Date(timeIntervalSince1970: seconds - Double(sign * (hours * 3600 + minutes * 60)))
+    }
+
+    /// ISO 8601 in UTC with milliseconds (fractions cut, not rounded, as ICU does): `2024-05-10T18:14:06.843Z`.
+    package static func iso8601(_ date: Date) -> String {
+        guard let parts = Parts(date) else { return far(date) }
+        return "\(parts.dateText)T\(parts.timeText).\(pad(parts.milliseconds, 3))Z"
+    }
+
+    /// ISO 8601 in UTC to the second, as XML property lists write dates: `2024-05-10T18:14:06Z`.
+    package static func iso8601Seconds(_ date: Date) -> String {
+        guard let parts = Parts(date) else { return far(date) }
+        return "\(parts.dateText)T\(parts.timeText)Z"
     }
 
     /// Formats a date as Xcode writes `defaultValueString`: `yyyy-MM-dd HH:mm:ss +0000`.
     package static func xcodeText(_ date: Date) -> String {
-        let xcode = DateFormatter()
-        xcode.locale = Locale(identifier: "en_US_POSIX")
-        xcode.timeZone = TimeZone(identifier: "UTC")
-        xcode.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
-        return xcode.string(from: date)
+        guard let parts = Parts(date) else { return far(date) }
+        return "\(parts.dateText) \(parts.timeText) +0000"
+    }
+
+    /// A date too far out for calendar fields.
+    static func far(_ date: Date) -> String {
+        "@\(date.timeIntervalSinceReferenceDate)"
+    }
+
+    struct Parts {
+        let year: Int64
+        let month: Int64
+        let day: Int64
+        let hour: Int64
+        let minute: Int64
+        let second: Int64
+        let milliseconds: Int64
+
+        init?(_ date: Date) {
+            let seconds = date.timeIntervalSince1970
+            guard seconds.isFinite, abs(date.timeIntervalSinceReferenceDate) < 1e14 else { return nil }
+            let millis = Int64((seconds * 1000).rounded(.down))
+            let (days, inDay) = floorDivide(millis, 86_400_000)
+            (year, month, day) = civilFromDays(days)
+            hour = inDay / 3_600_000
+            minute = inDay / 60_000 % 60
+            second = inDay / 1000 % 60
+            milliseconds = inDay % 1000
+        }
+
+        var dateText: String {
+            let y = year < 0 ? "-" + DateText.pad(-year, 4) : year > 9999 ? "+" + String(year) : DateText.pad(year, 4)
+            return "\(y)-\(DateText.pad(month, 2))-\(DateText.pad(day, 2))"
+        }
+
+        var timeText: String { "\(DateText.pad(hour, 2)):\(DateText.pad(minute, 2)):\(DateText.pad(second, 2))" }
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b
+        let r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The date of a day number since 1970-01-01.
+    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// A cursor over UTF-8 bytes.
+    struct Reader {
+        let bytes: [UInt8]
+        var position = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var isAtEnd: Bool { position == bytes.count }
+        var rest: ArraySlice<UInt8> { bytes[position...] }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard position < bytes.count, bytes[position] == byte else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func number(digits count: Int) -> Int? {
+            guard position + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[position..<position + count] {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            position += count
+            return value
+        }
+
+        mutating func digits() -> String {
+            let start = position
+            while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39, position - start < 30 {
+                position += 1
+            }
+            return String(decoding: bytes[start..<position], as: UTF8.self)
+        }
     }
 }
