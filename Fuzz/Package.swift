@@ -22,11 +22,12 @@ let package = Package(
                 .product(name: "XMLStore", package: "docutil"),
                 .product(name: "BinaryStore", package: "docutil"),
                 .product(name: "SQLiteStore", package: "docutil"),
-            ])
+            ]),
     ]
         + targets.map { name in
             .executableTarget(
-                name: name, dependencies: name == "fuzz-sqlite-store" ? ["FuzzSupport", "CSQLiteFuzz"] : ["FuzzSupport"])
+                name: name,
+                dependencies: name == "fuzz-sqlite-store" ? ["FuzzSupport", "CSQLiteFuzz"] : ["FuzzSupport"])
         },
     swiftLanguageModes: [.v6]
 )

@@ -106,8 +106,8 @@ def templates_model():
         a.comparison(a.key_path("rating"), 3, a.constant(4.0)),
     ])
     contains = a.comparison(a.key_path("title"), 99, a.constant("sea"), options=3, cls="NSInPredicateOperator")
-    either = a.compound(2, [a.compound(0, [a.comparison(a.key_path("pages"), 0, a.constant(100))]),
-                            a.comparison(a.key_path("title"), 10, a.constant(["Dune", "Emma"]))])
+    either = a.compound(2, [a.compound(0, [a.comparison(a.key_path("pages"), 0, a.constant(300))]),
+                            a.comparison(a.key_path("title"), 10, a.constant(["The Road", "Zorba"]))])
     # A kind of expression docutil does not decode (a block): using this template must be an error.
     block = a.comparison(a.obj("NSBlockExpression", NSExpressionType=19), 4, a.constant(1))
     templates = []

@@ -131,7 +131,8 @@ struct BinaryStoreEncoder {
                         converted = try AttributeValue.converted(value, to: attribute, composites: layout.composites)
                     } catch {
                         throw StoreError(
-                            .corrupt, "\(name).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                            .corrupt,
+                            "\(name).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
                     }
                     guard encode(converted) else { continue }
                     out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)

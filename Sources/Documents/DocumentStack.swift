@@ -234,7 +234,8 @@ public enum DocumentStack {
             if !force { throw DocumentError(.cannotCreate, "\(output.path) exists; use --force to replace it") }
         default:
             throw DocumentError(
-                .cannotCreate, "\(output.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
+                .cannotCreate,
+                "\(output.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
         }
         if target.standardizedFileURL == document.url.resolvingSymlinksInPath().standardizedFileURL {
             throw DocumentError(.cannotCreate, "\(output.path) is the input; converting in place is not allowed")

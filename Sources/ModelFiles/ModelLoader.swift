@@ -49,7 +49,9 @@ public enum ModelLoader {
         switch kind {
         case .missing: throw ModelFileError(.notFound, path: path, "no such file or directory")
         case .regularFile, .directory: break
-        default: throw ModelFileError(.notFound, path: path, "is \(kind.article), not a model file or folder; it is not read")
+        default:
+            throw ModelFileError(
+                .notFound, path: path, "is \(kind.article), not a model file or folder; it is not read")
         }
         if kind == .directory {
             switch url.pathExtension {

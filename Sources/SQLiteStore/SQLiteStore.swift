@@ -156,7 +156,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             let rows = try database.query("PRAGMA wal_checkpoint(TRUNCATE)")
             // (busy, log frames, checkpointed frames): busy must be 0.
             if case .integer(let busy)? = rows.first?.first, busy != 0 {
-                throw StoreError(.io, path: description.url?.path, "the write-ahead log could not be checkpointed (busy)")
+                throw StoreError(
+                    .io, path: description.url?.path, "the write-ahead log could not be checkpointed (busy)")
             }
         } catch let error as StoreError {
             throw error

@@ -1,6 +1,6 @@
 import Foundation
-import ObjectGraph
 import ModelFiles
+import ObjectGraph
 
 /// How attribute values are stored in SQLite columns: integers and booleans as INTEGER, dates as REAL seconds since
 /// 2001, UUIDs as 16-byte BLOBs, URIs as TEXT, decimals as their text (NUMERIC affinity may store them as REAL).

@@ -62,7 +62,8 @@ struct XMLStoreDecoder {
                 }
                 guard let description = attributes[attribute.name] ?? attributes[attribute.name.lowercased()] else {
                     throw .xml(
-                        path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'")
+                        path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"
+                    )
                 }
                 let raw = try Self.value(attribute, path: path, line: object.line)
                 do {
@@ -149,7 +150,9 @@ struct XMLStoreDecoder {
     }
 
     /// Puts a member value at its path in nested composite dictionaries.
-    static func insert(_ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]) {
+    static func insert(
+        _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
+    ) {
         guard let first = path.first else { return }
         if path.count == 1 {
             members[first] = value

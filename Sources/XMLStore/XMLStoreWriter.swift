@@ -89,7 +89,8 @@ struct XMLStoreWriter {
                     converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)
                 } catch {
                     throw StoreError(
-                        .corrupt, "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                        .corrupt,
+                        "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
                 }
                 writeAttribute(xmlName, converted)
             }

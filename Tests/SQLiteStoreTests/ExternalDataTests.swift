@@ -37,13 +37,17 @@ struct ExternalDataTests {
         return result
     }
 
-    @Test func inlineAndExternalValuesReadBack() throws {
+    static let externalName = "5B0E7E5C-8C3A-4A8E-9F4B-2D6B0C1A7E11"
+    static let large = Data((0..<100_000).map { UInt8($0 % 251) })
+
+    /// A store with an inline value ("inline") and one moved out to a file ("external").
+    static func store() throws -> URL {
         SQLiteStore.register()
         let directory = try Fixtures.temporaryDirectory()
         let url = directory.appendingPathComponent("photos.sqlite")
         do {
             let coordinator = PersistentStoreCoordinator(model: try Self.model())
-            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+            let store = try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
             let context = ManagedObjectContext(coordinator: coordinator)
             for name in ["inline", "external"] {
                 let photo = try context.insertNewObject(forEntityName: "Photo")
@@ -51,6 +55,7 @@ struct ExternalDataTests {
                 try photo.setValue(.binary(Data([9, 8, 7])), forKey: "image")
             }
             try context.save()
+            store.close()
         }
         // What we write is the inline form: marker 1, then the bytes.
         #expect(try scalar(url, "SELECT hex(ZIMAGE) = '01090807' FROM ZPHOTO WHERE ZNAME = 'inline'") == 1)
@@ -58,14 +63,15 @@ struct ExternalDataTests {
         // Move one value out to a file, as Core Data does for large values.
         let support = directory.appendingPathComponent(".photos_SUPPORT/_EXTERNAL_DATA")
         try FileManager.default.createDirectory(at: support, withIntermediateDirectories: true)
-        let fileName = "5B0E7E5C-8C3A-4A8E-9F4B-2D6B0C1A7E11"
-        let large = Data((0..<100_000).map { UInt8($0 % 251) })
-        try large.write(to: support.appendingPathComponent(fileName))
-        let marker = "02" + Data(fileName.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+        try large.write(to: support.appendingPathComponent(externalName))
+        let marker = "02" + Data(externalName.utf8).map { String(format: "%02X", $0) }.joined() + "00"
         #expect(try scalar(url, "UPDATE ZPHOTO SET ZIMAGE = x'\(marker)' WHERE ZNAME = 'external'") == 0)
+        return url
+    }
 
-        let images = try Self.images(url)
+    @Test func inlineAndExternalValuesReadBack() throws {
+        let images = try Self.images(try Self.store())
         #expect(images["inline"] == Data([9, 8, 7]))
-        #expect(images["external"] == large)
+        #expect(images["external"] == Self.large)
     }
 }

@@ -38,6 +38,56 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
     }()
 }
 
+/// Composite values in every store type that stores them: written, read back from the file by a new coordinator,
+/// and queried by member.
+struct CompositeConformanceTests {
+    static let stores = StoreUnderTest.all.filter { $0.type != JSONTestStore.typeName }
+
+    @Test(arguments: stores)
+    func compositeValuesRoundTrip(store: StoreUnderTest) throws {
+        let model = try Quakes.model()
+        let directory = try Fixtures.temporaryDirectory()
+        let url = store.fileExtension.map { directory.appendingPathComponent("quakes.\($0)") }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Quakes.populate(context)
+        try context.save()
+
+        // Read back through a new coordinator when the store has a file; else through a fresh context.
+        var reader = coordinator
+        if let url {
+            reader = PersistentStoreCoordinator(model: model)
+            try reader.addPersistentStore(type: store.type, url: url)
+        }
+        let again = ManagedObjectContext(coordinator: reader)
+        let quakes = try again.fetch(FetchRequest(entityName: "Quake"))
+        #expect(quakes.count == 3)
+        for quake in quakes {
+            guard case .string(let code) = try quake.attributeValue(forKey: "code") else {
+                Issue.record("no code")
+                continue
+            }
+            #expect(try quake.attributeValue(forKey: "magnitude") == Quakes.magnitudes[code], "\(store) \(code)")
+        }
+        let strong = try again.fetch(
+            FetchRequest(entityName: "Quake", predicate: try ObjectPredicate(format: "magnitude.richter > 4.5")))
+        #expect(try strong.map { try $0.attributeValue(forKey: "code") } == [.string("ak1")])
+        let north = try again.fetch(
+            FetchRequest(
+                entityName: "Quake", predicate: try ObjectPredicate(format: "magnitude.epicentre.latitude > 60")))
+        #expect(north.count == 1)
+        // A member the composite does not have is an error, in a value and in a key path.
+        #expect(throws: ObjectGraphError.self) {
+            try quakes[0].setValue(.composite(["bogus": .double(1)]), forKey: "magnitude")
+        }
+        #expect(throws: ContextError.self) {
+            try again.fetch(
+                FetchRequest(entityName: "Quake", predicate: try ObjectPredicate(format: "magnitude.bogus > 1")))
+        }
+    }
+}
+
 /// One suite every store type must pass: insert, fetch, update, delete, save, rollback, reset, undo, redo,
 /// uniquing, faults, notifications, validation, delete rules and optimistic locking.
 struct StoreConformanceTests {

@@ -46,6 +46,13 @@ public enum Catalog {
         ])
     }
 
+    /// A context over an in-memory store of the catalog model.
+    public static func context() throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(model: try model())
+        try coordinator.addPersistentStore(type: "InMemory")
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
     /// Every attribute value of item `i` (nil for some, so that missing values are covered too).
     public static func values(_ i: Int) -> [String: AttributeValue] {
         var values: [String: AttributeValue] = [

@@ -36,14 +36,16 @@ public enum FuzzSupport {
             relationships: [
                 RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"),
                 RelationshipDescription(name: "tags", destination: "Tag", inverse: "items", toMany: true),
-                RelationshipDescription(name: "parts", destination: "Item", inverse: "whole", toMany: true, ordered: true),
+                RelationshipDescription(
+                    name: "parts", destination: "Item", inverse: "whole", toMany: true, ordered: true),
                 RelationshipDescription(name: "whole", destination: "Item", inverse: "parts"),
             ])
         let special = EntityDescription(
             name: "SpecialItem", parent: "Item", attributes: [.init(name: "reason", type: .string)])
         let owner = EntityDescription(
             name: "Owner", attributes: [.init(name: "name", type: .string)],
-            relationships: [RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true)])
+            relationships: [RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true)]
+        )
         let tag = EntityDescription(
             name: "Tag", attributes: [.init(name: "label", type: .string)],
             relationships: [RelationshipDescription(name: "items", destination: "Item", inverse: "tags", toMany: true)])

@@ -6,8 +6,9 @@ import ObjectGraph
 /// to text that parses to the same tree, and evaluates (or fails with an error) against a row and a managed object.
 func row() -> PredicateValue {
     .dictionary([
-    "name": .string("Ann"), "age": .integer(42), "ratio": .double(0.5), "when": .date(Date(timeIntervalSinceReferenceDate: 1)),
-    "tags": .collection([.string("a"), .string("b")], ordered: false),
+        "name": .string("Ann"), "age": .integer(42), "ratio": .double(0.5),
+        "when": .date(Date(timeIntervalSinceReferenceDate: 1)),
+        "tags": .collection([.string("a"), .string("b")], ordered: false),
         "items": .collection([.dictionary(["n": .integer(1)]), .dictionary(["n": .integer(2)])], ordered: true),
     ])
 }

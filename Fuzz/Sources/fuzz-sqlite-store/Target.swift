@@ -74,7 +74,8 @@ final class SQLiteDatabaseFile {
     func tables() -> [String] {
         var names: [String] = []
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(handle, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &statement, nil)
+        sqlite3_prepare_v2(
+            handle, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &statement, nil)
         while sqlite3_step(statement) == SQLITE_ROW {
             if let text = sqlite3_column_text(statement, 0) { names.append(String(cString: text)) }
         }
@@ -84,7 +85,8 @@ final class SQLiteDatabaseFile {
     /// Sets one cell (by row position) to a value bound from the input.
     func set(table: String, column: String, row: Int, bind: (OpaquePointer?) -> Void) {
         var statement: OpaquePointer?
-        let sql = "UPDATE \"\(table)\" SET \"\(column)\" = ? WHERE rowid = (SELECT rowid FROM \"\(table)\" LIMIT 1 OFFSET \(row))"
+        let sql =
+            "UPDATE \"\(table)\" SET \"\(column)\" = ? WHERE rowid = (SELECT rowid FROM \"\(table)\" LIMIT 1 OFFSET \(row))"
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return }
         bind(statement)
         sqlite3_step(statement)
@@ -132,7 +134,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let names = columns[table] ?? []
         switch op % 8 {
         case 7:
-            database.execute("DELETE FROM \"\(table)\" WHERE rowid = (SELECT rowid FROM \"\(table)\" LIMIT 1 OFFSET \(r % 8))")
+            database.execute(
+                "DELETE FROM \"\(table)\" WHERE rowid = (SELECT rowid FROM \"\(table)\" LIMIT 1 OFFSET \(r % 8))")
             continue
         case 6:
             database.execute("INSERT INTO \"\(table)\" SELECT * FROM \"\(table)\" LIMIT 1 OFFSET \(r % 8)")
@@ -160,7 +163,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             database.set(table: table, column: column, row: row) { statement in
                 text.withUnsafeBufferPointer {
                     _ = sqlite3_bind_text(
-                        statement, 1, UnsafeRawPointer($0.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                        statement, 1,
+                        UnsafeRawPointer($0.baseAddress ?? UnsafePointer(bitPattern: 1)!)
                             .assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
                 }
             }
@@ -168,7 +172,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let blob = input.take(Int(input.byte() ?? 0))
             database.set(table: table, column: column, row: row) { statement in
                 blob.withUnsafeBytes {
-                    _ = sqlite3_bind_blob(statement, 1, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient)
+                    _ = sqlite3_bind_blob(
+                        statement, 1, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), transient)
                 }
             }
         }
@@ -177,7 +182,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? SQLiteStoreFile(url: file).entityCounts
     for options in [["readOnly": "YES"], ["readOnly": "YES", "lenientValues": "YES"], [:]] {
         let coordinator = PersistentStoreCoordinator(model: FuzzSupport.model)
-        guard (try? coordinator.addPersistentStore(type: "SQLite", url: file, options: options)) != nil else { continue }
+        guard (try? coordinator.addPersistentStore(type: "SQLite", url: file, options: options)) != nil else {
+            continue
+        }
         let context = ManagedObjectContext(coordinator: coordinator)
         FuzzSupport.readEverything(context)
         if options.isEmpty, let items = try? context.fetch(FetchRequest(entityName: "Item")) {

@@ -113,7 +113,8 @@ struct CompiledModelReader {
                         attribute.derivationExpression =
                             try decoder.expression(property["NSDerivationExpression"], depth: 0).format
                     } catch {
-                        warnings.append("derived attribute '\(name).\(key)': its expression could not be read (\(error.message))")
+                        warnings.append(
+                            "derived attribute '\(name).\(key)': its expression could not be read (\(error.message))")
                         attribute.derivationExpression = ""
                     }
                 } else {
@@ -151,7 +152,8 @@ struct CompiledModelReader {
                 case .success(let predicate): partial = predicate.format
                 case .failure(let error):
                     warnings.append(
-                        "\(name): the partial-index predicate of fetch index '\(indexName)' could not be read (\(error.message))")
+                        "\(name): the partial-index predicate of fetch index '\(indexName)' could not be read (\(error.message))"
+                    )
                 }
             }
             entity.fetchIndexes.append(
@@ -184,7 +186,8 @@ struct CompiledModelReader {
         attribute.renamingIdentifier = Self.renaming(try archive.string(p["NSRenamingIdentifier"]), name: name)
         attribute.userInfo = try userInfo(p["NSUserInfo"])
         if type == .transformable, let (uid, object) = try archive.resolve(p["NSDefaultValue"]),
-            case .dictionary = object, !["NSString", "NSMutableString", "NSData", "NSMutableData", "NSNumber", "NSDate"]
+            case .dictionary = object,
+            !["NSString", "NSMutableString", "NSData", "NSMutableData", "NSNumber", "NSDate"]
                 .contains(archive.className(of: object) ?? "")
         {
             // An archived object of the app's own class: Linux cannot make one. Reading is unaffected; objects

@@ -40,7 +40,8 @@ public enum ArchivedPredicate {
 
         func instance(_ value: PropertyList?, depth: Int) throws(ModelFileError) -> ArchivedInstance {
             guard depth < ArchivedPredicate.maximumDepth else {
-                throw ModelFileError(.malformed, "archived predicate: nested deeper than \(ArchivedPredicate.maximumDepth)")
+                throw ModelFileError(
+                    .malformed, "archived predicate: nested deeper than \(ArchivedPredicate.maximumDepth)")
             }
             guard let instance = try archive.instance(value) else {
                 throw ModelFileError(.malformed, "archived predicate: a part is missing ($null)")
@@ -59,14 +60,17 @@ public enum ArchivedPredicate {
             case "NSFalsePredicate": return .false
             case "NSCompoundPredicate":
                 var parts: [ObjectPredicate] = []
-                for part in try archive.array(p["NSSubpredicates"]) { parts.append(try predicate(part, depth: depth + 1)) }
+                for part in try archive.array(p["NSSubpredicates"]) {
+                    parts.append(try predicate(part, depth: depth + 1))
+                }
                 switch try integer(p, "NSCompoundPredicateType") {
                 case 0?:
                     guard parts.count == 1 else { throw archive.fail(p.uid, "NOT with \(parts.count) subpredicates") }
                     return .not(parts[0])
                 case 1?: return parts.isEmpty ? .true : parts.count == 1 ? parts[0] : .and(parts)
                 case 2?: return parts.isEmpty ? .false : parts.count == 1 ? parts[0] : .or(parts)
-                case let other: throw archive.fail(p.uid, "unknown compound predicate type \(other.map(String.init) ?? "none")")
+                case let other:
+                    throw archive.fail(p.uid, "unknown compound predicate type \(other.map(String.init) ?? "none")")
                 }
             case "NSComparisonPredicate":
                 let lhs = try expression(p["NSLeftExpression"], depth: depth + 1)
@@ -79,7 +83,9 @@ public enum ArchivedPredicate {
                     0: .lessThan, 1: .lessThanOrEqual, 2: .greaterThan, 3: .greaterThanOrEqual, 4: .equal, 5: .notEqual,
                     6: .matches, 7: .like, 8: .beginsWith, 9: .endsWith, 10: .in, 99: .contains, 100: .between,
                 ]
-                guard let kind = operators[type] else { throw unsupported(op.uid, "operator type \(type) (\(op.className))") }
+                guard let kind = operators[type] else {
+                    throw unsupported(op.uid, "operator type \(type) (\(op.className))")
+                }
                 let modifier: Comparison.Modifier
                 var modifierCode = try integer(op, "NSModifier")
                 if modifierCode == nil { modifierCode = try integer(p, "NSModifier") }
@@ -140,7 +146,8 @@ public enum ArchivedPredicate {
                 guard let path = try archive.string(e["NSKeyPath"]), !path.isEmpty else {
                     throw archive.fail(e.uid, "key path expression without a key path")
                 }
-                return .keyPath(.evaluatedObject, path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+                return .keyPath(
+                    .evaluatedObject, path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
             case let type:
                 throw unsupported(e.uid, "an \(e.className) (expression type \(type.map(String.init) ?? "none"))")
             }
@@ -149,7 +156,8 @@ public enum ArchivedPredicate {
         /// A constant value: a number, string, date, data, UUID, URL, null, or an array of them.
         func constant(_ value: PropertyList, uid: Int, depth: Int) throws(ModelFileError) -> PredicateConstant {
             guard depth < ArchivedPredicate.maximumDepth else {
-                throw ModelFileError(.malformed, "archived predicate: nested deeper than \(ArchivedPredicate.maximumDepth)")
+                throw ModelFileError(
+                    .malformed, "archived predicate: nested deeper than \(ArchivedPredicate.maximumDepth)")
             }
             switch value {
             case .string(let s): return .string(s)

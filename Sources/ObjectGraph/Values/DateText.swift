@@ -15,9 +15,20 @@ package enum DateText {
             guard let seconds = Double(String(decoding: reader.rest, as: UTF8.self)) else { return nil }
             return Date(timeIntervalSinceReferenceDate: seconds)
         }
-        guard let year = reader.number(digits: 4), reader.take(UInt8(ascii: "-")),
+        // A year of four digits, or ISO 8601's expanded form with a sign and more digits (as we print far years).
+        var yearSign = 1
+        var yearDigits = 4
+        if reader.take(UInt8(ascii: "+")) {
+            yearDigits = reader.countDigits()
+        } else if reader.take(UInt8(ascii: "-")) {
+            yearSign = -1
+            yearDigits = reader.countDigits()
+        }
+        guard (4...7).contains(yearDigits), let magnitude = reader.number(digits: yearDigits),
+            reader.take(UInt8(ascii: "-")),
             let month = reader.number(digits: 2), reader.take(UInt8(ascii: "-")), let day = reader.number(digits: 2)
         else { return nil }
+        let year = yearSign * magnitude
         guard (1...12).contains(month), (1...daysIn(month, year)).contains(day) else { return nil }
         var seconds = Double(daysFromCivil(year, month, day)) * 86_400
         if reader.isAtEnd { return Date(timeIntervalSince1970: seconds) }
@@ -179,6 +190,13 @@ package enum DateText {
             }
             position += count
             return value
+        }
+
+        /// How many digits follow, without taking them.
+        func countDigits() -> Int {
+            var end = position
+            while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { end += 1 }
+            return end - position
         }
 
         mutating func digits() -> String {

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// Dates read and written by hand: every form the readers accept, every field checked, and output that reads back.
+struct DateTextTests {
+    @Test(arguments: [
+        ("2001-01-01T00:00:00Z", 0.0), ("2001-01-01 00:00:00 +0000", 0), ("2001-01-01", 0),
+        ("2001-01-01T01:00:00+01:00", 0), ("2000-12-31 16:00:00 -0800", 0), ("2001-01-01T00:00:00.25Z", 0.25),
+        ("1970-01-01T00:00:00Z", -978_307_200), ("2024-02-29T12:00:00Z", 730_900_800), ("@12.5", 12.5),
+    ])
+    func parses(text: String, seconds: Double) throws {
+        let date = try #require(DateText.parse(text))
+        #expect(date.timeIntervalSinceReferenceDate == seconds, "\(text)")
+    }
+
+    @Test(arguments: [
+        "2001-13-01", "2001-02-29", "2023-02-29T00:00:00Z", "2001-01-01T24:00:00Z", "2001-01-01T00:60:00Z",
+        "2001-01-01T00:00:00", "2001-1-1", "yesterday", "", "2001-01-01T00:00:00Zjunk", "2001-01-01 00:00:00",
+    ])
+    func refuses(text: String) {
+        #expect(DateText.parse(text) == nil, "\(text)")
+    }
+
+    @Test(arguments: [0.0, -978_307_200, 1e9, -1e11, 730_987_200.843, 1e14 - 1, -0.5])
+    func formatsAndReadsBack(seconds: Double) throws {
+        let date = Date(timeIntervalSinceReferenceDate: seconds)
+        let text = DateText.iso8601(date)
+        let again = try #require(DateText.parse(text), "\(text)")
+        #expect(abs(again.timeIntervalSinceReferenceDate - seconds) <= 0.001 + abs(seconds) * 1e-15 * 256, "\(text)")
+        #expect(DateText.parse(DateText.xcodeText(date)) != nil)
+    }
+
+    @Test func formatsLikeICU() {
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 737_058_846.8439)) == "2024-05-10T18:34:06.843Z")
+        #expect(DateText.xcodeText(Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01 00:00:00 +0000")
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: .nan)) == "@nan")
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 1e300)).hasPrefix("@"))
+    }
+}

@@ -1,0 +1,367 @@
+import CSQLite
+import Foundation
+import ModelFiles
+import ObjectGraph
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// Runs statements on a database with the raw C API (to damage a store the way another program could).
+func execute(_ url: URL, _ sql: String) throws {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw StoreError(.io, "open") }
+    defer { sqlite3_close(db) }
+    var message: UnsafeMutablePointer<CChar>?
+    guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+        let text = message.map { String(cString: $0) } ?? "?"
+        sqlite3_free(message)
+        throw StoreError(.io, "\(sql): \(text)")
+    }
+}
+
+/// The bytes of a store and its side files, to show that reading changed nothing.
+func fileBytes(_ url: URL) -> [String: Data] {
+    var result: [String: Data] = [:]
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        if let data = FileManager.default.contents(atPath: url.path + suffix) { result[suffix] = data }
+    }
+    return result
+}
+
+/// Nothing read or written through a SQLite store invents or drops a value: values that do not fit, rows that are
+/// gone, damaged metadata, hostile names, negative keys, and another writer between read and save.
+struct SQLiteSafetyTests {
+    /// A store of the company model with Sales (Ann, Bob) saved.
+    static func companyStore() throws -> URL {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("company.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: try Company.model())
+        let store = try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        store.close()
+        return url
+    }
+
+    static func context(_ url: URL, options: [String: String] = [:]) throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(model: try Company.model())
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url, options: options)
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
+    static func employee(_ context: ManagedObjectContext, _ name: String) throws -> ManagedObject {
+        let request = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "name == %@", FormatArgument(name)))
+        return try #require(try context.fetch(request).first)
+    }
+
+    @Test(arguments: ["'12abc'", "70000000000", "4.5", "x'00ff'"])
+    func aValueThatDoesNotFitIsAnErrorNamingWhereNotNil(stored: String) throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET ZSALARY = \(stored) WHERE ZNAME = 'Ann'")
+        let context = try Self.context(url)
+        do {
+            _ = try context.fetch(FetchRequest(entityName: "Employee"))
+            Issue.record("reading \(stored) into an Integer 32 did not fail")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("Employee.salary"), "\(text)")
+            #expect(text.contains("company.sqlite"), "\(text)")
+            #expect(text.contains("/Employee/p"), "\(text)")
+        }
+        // Bob's row is fine and still reads; a fault of Ann fails when it fires, naming Ann.
+        let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        let objects = try ids.map { try context.object(with: $0) }
+        var failures = 0
+        for object in objects {
+            do { _ = try object.attributeValue(forKey: "name") } catch { failures += 1 }
+        }
+        #expect(failures == 1)
+    }
+
+    @Test func aValueKeptRawSurvivesAnUnrelatedEditAndSave() throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET ZSALARY = '12abc' WHERE ZNAME = 'Ann'")
+        let context = try Self.context(url, options: ["lenientValues": "YES"])
+        let ann = try Self.employee(context, "Ann")
+        #expect(try ann.attributeValue(forKey: "salary") == .string("12abc"))
+        let store = try #require(context.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
+        #expect(store.valueWarnings.count == 1)
+        #expect(store.valueWarnings.first?.contains("Employee.salary") == true)
+        // An edit to another property writes only that column: the stored text stays.
+        try ann.setValue(.string("ann@example.com"), forKey: "email")
+        try context.save()
+        #expect(
+            try scalar(url, "SELECT ZSALARY = '12abc' AND typeof(ZSALARY) = 'text' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'")
+                == 1)
+        #expect(try scalar(url, "SELECT ZEMAIL = 'ann@example.com' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
+        // And a new value replaces it, as a typed value.
+        try ann.setValue(.integer32(5), forKey: "salary")
+        try context.save()
+        #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 5)
+    }
+
+    @Test func updatesWriteOnlyTheColumnsThatChanged() throws {
+        let url = try Self.companyStore()
+        let context = try Self.context(url)
+        let ann = try Self.employee(context, "Ann")
+        // Another program changes Ann's e-mail and keeps Z_OPT (as a careless writer would).
+        try execute(url, "UPDATE ZEMPLOYEE SET ZEMAIL = 'set@elsewhere' WHERE ZNAME = 'Ann'")
+        try ann.setValue(.integer32(2000), forKey: "salary")
+        try context.save()
+        #expect(try scalar(url, "SELECT ZEMAIL = 'set@elsewhere' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
+        #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 2000)
+    }
+
+    @Test func editingOneAttributeReadsNoToManyRelationship() throws {
+        let url = try Self.companyStore()
+        let context = try Self.context(url)
+        let sales = try #require(try context.fetch(FetchRequest(entityName: "Department")).first)
+        try sales.setValue(.string("Sales & Marketing"), forKey: "name")
+        // The employees were never read: no object of them is registered.
+        #expect(context.registeredObjects.filter { $0.entity.name == "Employee" }.isEmpty)
+        try context.save()
+        #expect(context.registeredObjects.filter { $0.entity.name == "Employee" }.isEmpty)
+        #expect(try Company.names(try Self.context(url), "Employee") == ["Ann", "Bob"])
+    }
+
+    @Test func aFaultWhoseRowIsGoneThrowsAndNothingIsWrittenBack() throws {
+        let url = try Self.companyStore()
+        let context = try Self.context(url)
+        let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        let ann = try context.object(with: ids[0])
+        #expect(ann.isFault)
+        try execute(url, "DELETE FROM ZEMPLOYEE WHERE Z_PK = \(ids[0].primaryKey)")
+        do {
+            _ = try ann.attributeValue(forKey: "name")
+            Issue.record("a fault whose row is gone read as something")
+        } catch {
+            #expect(error.code == .faultNotFulfilled)
+            #expect(error.objectID == ids[0])
+            #expect(error.underlying == nil)
+        }
+        #expect(ann.isFault)
+        #expect(throws: ContextError.self) { try context.existingObject(with: ids[0]) }
+        // Through a subclass-style accessor the failure is kept, and the next save reports it.
+        let name: String? = ann["name"]
+        #expect(name == nil)
+        let bob = try context.existingObject(with: ids[1])
+        try bob.setValue(.string("Robert"), forKey: "name")
+        #expect(throws: ContextError.self) { try context.save() }
+        #expect(try Company.names(try Self.context(url), "Employee") == ["Bob"])
+        context.rollback()
+        #expect(context.pendingFailures.isEmpty)
+    }
+
+    @Test func anotherWriterBetweenReadAndSaveIsAConflict() throws {
+        let url = try Self.companyStore()
+        let mine = try Self.context(url)
+        let theirs = try Self.context(url)
+        let ann = try Self.employee(mine, "Ann")
+        let annThere = try Self.employee(theirs, "Ann")
+        try annThere.setValue(.integer32(3000), forKey: "salary")
+        try theirs.save()
+        try ann.setValue(.string("ann@here"), forKey: "email")
+        do {
+            try mine.save()
+            Issue.record("a save over another writer's change succeeded")
+        } catch {
+            guard case .conflicts(let conflicts) = error else {
+                Issue.record("not a conflict: \(error)")
+                return
+            }
+            #expect(conflicts.map(\.objectID) == [ann.objectID])
+            #expect(conflicts.first?.storedSnapshot?.attributes["salary"] == .integer32(3000))
+        }
+        #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 3000)
+        #expect(try scalar(url, "SELECT ZEMAIL IS NULL FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
+    }
+
+    @Test func unreadableMetadataStopsASaveAndLeavesTheFile() throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE Z_METADATA SET Z_PLIST = x'62706c6973743030ffff'")
+        let before = fileBytes(url)
+        let context = try Self.context(url)
+        #expect(try Company.names(context, "Employee") == ["Ann", "Bob"])
+        try Company.department("Support", staff: ["Cy"], in: context)
+        do {
+            try context.save()
+            Issue.record("a save replaced metadata it could not read")
+        } catch {
+            #expect("\(error)".contains("Z_METADATA"), "\(error)")
+        }
+        #expect(fileBytes(url)[""] == before[""])
+    }
+
+    @Test(arguments: [
+        ("UPDATE ZEMPLOYEE SET Z_PK = -3 WHERE ZNAME = 'Ann'", "keys (Z_PK) are positive"),
+        ("UPDATE ZDEPARTMENT SET Z_ENT = 99", "Z_ENT = integer 99"),
+        ("UPDATE ZDEPARTMENT SET Z_ENT = -1", "Z_ENT = integer -1"),
+        ("UPDATE ZEMPLOYEE SET ZDEPARTMENT = -7 WHERE ZNAME = 'Ann'", "not an object key"),
+        ("UPDATE ZEMPLOYEE SET ZDEPARTMENT = 'x' WHERE ZNAME = 'Ann'", "not an object key"),
+    ])
+    func badKeysAndEntityNumbersAreErrors(sql: String, expected: String) throws {
+        let url = try Self.companyStore()
+        try execute(url, sql)
+        let context = try Self.context(url, options: ["readOnly": "YES"])
+        do {
+            for object in try context.fetch(FetchRequest(entityName: "Employee")) {
+                _ = try object.object(forKey: "department")?.attributeValue(forKey: "name")
+            }
+            Issue.record("\(sql) read without an error")
+        } catch {
+            #expect("\(error)".contains(expected), "\(error)")
+        }
+    }
+
+    @Test(arguments: [-5, Int64.max - 1])
+    func aPrimaryKeyCounterOutOfRangeIsAnError(max: Int64) throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE Z_PRIMARYKEY SET Z_MAX = \(max)")
+        let context = try Self.context(url)
+        try Company.department("Support", staff: ["Cy", "Di"], in: context)
+        #expect(throws: ContextError.self) { try context.save() }
+        #expect(try Company.names(try Self.context(url), "Employee") == ["Ann", "Bob"])
+    }
+
+    @Test func aMissingEntityColumnIsAMalformedStore() throws {
+        let url = try Self.companyStore()
+        try execute(
+            url,
+            """
+            CREATE TABLE ZEMPLOYEE2 AS SELECT Z_PK, Z_OPT, ZDEPARTMENT, ZMANAGEDDEPARTMENT, ZSALARY, ZEMAIL, ZNAME FROM ZEMPLOYEE;
+            DROP TABLE ZEMPLOYEE; ALTER TABLE ZEMPLOYEE2 RENAME TO ZEMPLOYEE;
+            """)
+        do {
+            _ = try Self.context(url, options: ["readOnly": "YES"])
+            Issue.record("a table without Z_ENT opened")
+        } catch let error as StoreError {
+            #expect(error.code == .corrupt)
+            #expect(error.message.contains("Z_ENT"))
+        }
+    }
+
+    @Test func hostileNamesNeverReachSQL() throws {
+        SQLiteStore.register()
+        let directory = try Fixtures.temporaryDirectory()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "X\"; ATTACH DATABASE 'pwned.db' AS p; --",
+                attributes: [AttributeDescription(name: "a", type: .string)])
+        ])
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let url = directory.appendingPathComponent("hostile.sqlite")
+        do {
+            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+            Issue.record("a model with a hostile entity name made a SQLite store")
+        } catch {
+            #expect("\(error)".contains("not a valid name"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("pwned.db").path))
+        #expect(!FileManager.default.fileExists(atPath: "pwned.db"))
+    }
+
+    @Test func readingAWALStoreChangesNothingAndCopiesNothing() throws {
+        SQLiteStore.register()
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("live.sqlite")
+        // A writer keeps the store open, so its WAL holds frames and its -shm exists.
+        let writer = PersistentStoreCoordinator(model: try Company.model())
+        let store = try writer.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: writer)
+        try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let before = fileBytes(url)
+        let scratchBefore = Self.scratchFolders()
+        let reader = try Self.context(url, options: ["readOnly": "YES"])
+        #expect(try Company.names(reader, "Employee") == ["Ann"])
+        #expect(Self.scratchFolders() == scratchBefore)
+        let after = fileBytes(url)
+        #expect(after[""] == before[""])
+        #expect(after["-wal"] == before["-wal"])
+        _ = store
+    }
+
+    @Test func aWALWithoutItsIndexIsReadFromAScratchCopyThatIsRemoved() throws {
+        let url = try Self.companyStore()
+        // A WAL with frames and no -shm: as a crashed writer leaves it, copied without its index.
+        let folder = try Fixtures.temporaryDirectory()
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        let writer = try Self.context(url)
+        try Self.employee(writer, "Ann").setValue(.integer32(7), forKey: "salary")
+        try writer.save()
+        try FileManager.default.copyItem(at: url, to: copy)
+        try FileManager.default.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
+        let listing = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        do {
+            let reader = try Self.context(copy, options: ["readOnly": "YES"])
+            #expect(try Self.employee(reader, "Ann").attributeValue(forKey: "salary") == .integer32(7))
+            #expect(Self.scratchFolders().count >= 1)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == listing)
+    }
+
+    /// This process's scratch folders in the temporary directory.
+    static func scratchFolders() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+        return names.filter { $0.hasPrefix("docutil-\(getpid())-") }.sorted()
+    }
+
+    @Test func aStaleScratchFolderOfADeadProcessIsSwept() throws {
+        let stale = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docutil-999999999-deadbeef")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: stale.appendingPathComponent("store.sqlite").path, contents: Data())
+        let url = try Self.companyStore()
+        _ = try Self.context(url, options: ["readOnly": "YES"])
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+    }
+
+    @Test func aMissingExternalFileIsAnErrorNamingTheFile() throws {
+        let url = try ExternalDataTests.store()
+        let support = url.deletingLastPathComponent().appendingPathComponent(".photos_SUPPORT/_EXTERNAL_DATA")
+        try FileManager.default.removeItem(at: support.appendingPathComponent(ExternalDataTests.externalName))
+        do {
+            _ = try ExternalDataTests.images(url)
+            Issue.record("a missing external file read as data")
+        } catch {
+            #expect("\(error)".contains(ExternalDataTests.externalName), "\(error)")
+        }
+    }
+
+    @Test func aTemplateFromACompiledModelFilters() throws {
+        SQLiteStore.register()
+        let loaded = try ModelLoader.load(from: Fixtures.project("Archived/Templates.mom"))
+        let model = loaded.model
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("books.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (title, pages, rating) in [
+            ("The Sea", 120, 4.5), ("Dune", 600, 4.8), ("Emma", 400, 3.9), ("The Road", 250, 3.0),
+        ] {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(.string(title), forKey: "title")
+            try book.setValue(.integer32(Int32(pages)), forKey: "pages")
+            try book.setValue(.double(rating), forKey: "rating")
+        }
+        try context.save()
+        func titles(_ template: String, _ variables: [String: PredicateConstant] = [:]) throws -> [String] {
+            let request = try model.fetchRequest(fromTemplate: template, substitutionVariables: variables)
+            return try context.fetch(request).compactMap { try $0.attributeValue(forKey: "title").stringValue }.sorted()
+        }
+        #expect(try titles("LongBooks", ["MIN": .integer(300)]) == ["Dune", "Emma"])
+        #expect(try titles("WellRatedThe") == ["The Sea"])
+        #expect(try titles("AboutTheSea") == ["The Sea"])
+        // NOT pages < 300 OR title IN {"The Road", "Zorba"}
+        #expect(try titles("ShortOrListed") == ["Dune", "Emma", "The Road"])
+        do {
+            _ = try model.fetchRequest(fromTemplate: "Undecodable")
+            Issue.record("a template whose predicate could not be read was used")
+        } catch {
+            #expect(error.code == .undecodable)
+        }
+        #expect(loaded.warnings.contains { $0.contains("Undecodable") })
+    }
+}
