@@ -81,7 +81,10 @@ extension ObjectExpression: CustomStringConvertible {
             if case .keyPath = base { return "(" + base.format + ")." + components }
             return base.operandFormat(above: 10) + "." + components
         case .function(let name, let arguments):
-            return name + "(" + arguments.map { $0.operandFormat(above: 0) }.joined(separator: ", ") + ")"
+            // A function named like a keyword (`#CAST(…)`) keeps its escape, or it would read back as the keyword.
+            let head = name.split(separator: ":", maxSplits: 1).first.map(String.init) ?? name
+            let printed = PredicateLexer.keywords.contains(head.uppercased()) ? "#" + name : name
+            return printed + "(" + arguments.map { $0.operandFormat(above: 0) }.joined(separator: ", ") + ")"
         case .methodCall(let receiver, let selector, let arguments):
             let rest = arguments.map { ", " + $0.operandFormat(above: 0) }.joined()
             return "FUNCTION(\(receiver.operandFormat(above: 0)), \(PredicateConstant.string(selector).format)\(rest))"
