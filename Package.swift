@@ -69,7 +69,8 @@ let package = Package(
 
         // Helpers shared by the test targets (fixture paths, temporary copies).
         .target(
-            name: "TestSupport", dependencies: ["ObjectGraph"], path: "Tests/TestSupport", swiftSettings: strictSettings
+            name: "TestSupport", dependencies: ["ObjectGraph", "CSQLite"], path: "Tests/TestSupport",
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ModelFiles", "TestSupport"],

@@ -1,6 +1,7 @@
 #include "docutil_support.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,13 +76,19 @@ void docutil_cleanup_install_signal_handlers(void) {
     if (installed) return;
     installed = 1;
     const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t unblock;
+    sigemptyset(&unblock);
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);
         action.sa_handler = handle;
         sigemptyset(&action.sa_mask);
         sigaction(signals[i], &action, NULL);
+        sigaddset(&unblock, signals[i]);
     }
+    /* A parent that spawned us with these signals blocked (a thread pool's mask is inherited) would make the tool
+       impossible to interrupt: they are unblocked here, for this thread and every thread started after. */
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
 }
 
 int docutil_file_kind(const char *path, int follow) {

@@ -62,7 +62,9 @@ extension SQLiteStore {
             result = try InMemoryFetch.execute(remaining, over: candidates)
         } catch {
             if let failure = resolver.failure { throw failure }
-            throw StoreError(.unsupported, path: description.url?.path, "cannot evaluate the fetch: \(error.message)")
+            var failure = StoreError(.corrupt, path: description.url?.path, error.message)
+            failure.predicateError = error
+            throw failure
         }
         guard case .objects(let matched) = result else { return [] }
         return matched.compactMap {

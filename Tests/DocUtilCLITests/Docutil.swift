@@ -12,11 +12,22 @@ enum Docutil {
     /// The executable next to the test bundle in the build folder.
     static let executable = Fixtures.builtExecutable("docutil")
 
-    static func run(_ arguments: [String], currentDirectory: URL = Fixtures.projectRoot) throws -> Result {
+    /// Runs `docutil` to completion. A run that takes longer than `timeout` seconds is killed and reported as a
+    /// hang (status -1), so a regression cannot stop the suite.
+    static func run(
+        _ arguments: [String], currentDirectory: URL = Fixtures.projectRoot, environment: [String: String] = [:],
+        timeout: TimeInterval = 120
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = currentDirectory
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -27,8 +38,11 @@ enum Docutil {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let hung =
+            process.terminationReason == .uncaughtSignal && watchdog.isCancelled == false
+            && process.terminationStatus == SIGTERM
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            status: hung ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
 }

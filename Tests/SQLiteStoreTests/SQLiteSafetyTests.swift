@@ -8,15 +8,7 @@ import Testing
 
 /// Runs statements on a database with the raw C API (to damage a store the way another program could).
 func execute(_ url: URL, _ sql: String) throws {
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw StoreError(.io, "open") }
-    defer { sqlite3_close(db) }
-    var message: UnsafeMutablePointer<CChar>?
-    guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
-        let text = message.map { String(cString: $0) } ?? "?"
-        sqlite3_free(message)
-        throw StoreError(.io, "\(sql): \(text)")
-    }
+    try SQLiteScript.execute(url, sql)
 }
 
 /// The bytes of a store and its side files, to show that reading changed nothing.

@@ -31,11 +31,17 @@ enum ExitStatus {
             case .notAStore, .malformed: badData
             }
         case let e as DocumentError: e.code.rawValue
-        case let e as ObjectPredicateError:
-            e.code == .syntaxError || e.code == .unknownTemplate || e.code == .missingVariable ? badData : ioError
+        // A predicate, template or variable that cannot be used is bad input, whatever the reason.
+        case is ObjectPredicateError: badData
         case let e as ContextError:
             switch e {
-            case .store(let s): s.code == .notFound ? noInput : (s.code == .unsupported ? unsupported : badData)
+            case .store(let s):
+                switch s.code {
+                case .notFound: noInput
+                case .unsupported: unsupported
+                case .io, .readOnly: ioError
+                default: badData
+                }
             default: badData
             }
         case is StoreError: badData

@@ -20,6 +20,7 @@ extension ManagedObjectContext {
             do {
                 ids = try persistentStoreCoordinator.fetchObjectIDs(request)
             } catch {
+                if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
             }
             do {
@@ -32,6 +33,7 @@ extension ManagedObjectContext {
             do {
                 snapshots = try persistentStoreCoordinator.fetchSnapshots(request)
             } catch {
+                if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
             }
             results.reserveCapacity(snapshots.count)

@@ -60,12 +60,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// For ``Code/conflict``: the objects whose stored version differs from the one they were read at.
     public var conflicts: [SaveConflict]
+    /// When a fetch failed because its predicate or sort could not be evaluated: why (the context reports it as
+    /// ``ContextError/predicate(_:)``).
+    public var predicateError: ObjectPredicateError?
 
     public init(_ code: Code, path: String? = nil, _ message: String, conflicts: [SaveConflict] = []) {
         self.code = code
         self.path = path
         self.message = message
         self.conflicts = conflicts
+        self.predicateError = nil
     }
 
     public var description: String { path.map { "\($0): \(message)" } ?? message }

@@ -129,7 +129,9 @@ final class StoreEntry: @unchecked Sendable {
         do {
             result = try InMemoryFetch.execute(unbounded, over: views)
         } catch {
-            throw StoreError(.unsupported, "cannot evaluate the fetch: \(error.message)")
+            var failure = StoreError(.corrupt, path: store.description.url?.path, error.message)
+            failure.predicateError = error
+            throw failure
         }
         guard case .objects(let matched) = result else { return [] }
         return matched.compactMap {

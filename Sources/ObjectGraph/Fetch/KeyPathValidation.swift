@@ -61,6 +61,12 @@ struct KeyPathChecker {
             case .comparison(let c):
                 try check(c.lhs, entity: entity)
                 try check(c.rhs, entity: entity)
+                // A constant MATCHES pattern is compiled now: an invalid one is an error before anything runs.
+                if c.op == .matches, case .constant(.string(let pattern)) = c.rhs {
+                    _ = try RegexCache.shared.regex(
+                        ValueComparison.fold(pattern, c.options.intersection(.diacriticInsensitive)),
+                        caseInsensitive: c.options.contains(.caseInsensitive))
+                }
             }
         }
     }

@@ -1,0 +1,290 @@
+import Documents
+import Foundation
+import ModelFiles
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// What `docutil` does with hostile, damaged or unusual inputs and outputs, run as real processes: a clear error
+/// and a documented exit status, never a crash, a hang, a file replaced that should not be, or a file left behind.
+struct SafetyCommandTests {
+    static let model = Fixtures.project("Library.xcdatamodeld").path
+
+    /// The bundled library as a SQLite document in a new folder.
+    static func sqliteLibrary() throws -> URL {
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("library.sqlite")
+        let result = try Docutil.run(["convert", Fixtures.project("Library.xml").path, url.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return url
+    }
+
+    static func listing(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func forceNeverReplacesADirectoryOrADevice() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let folder = directory.appendingPathComponent("out.sqlite")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("keep").path, contents: Data("x".utf8))
+        for (output, type) in [(folder.path, "sqlite"), (folder.path, "xml"), ("/dev/null", "binary")] {
+            let result = try Docutil.run(
+                ["convert", Fixtures.project("Library.xml").path, output, "--to", type, "--force"])
+            #expect(result.status == 73, "\(output): \(result.stderr)")
+        }
+        #expect(try Self.listing(folder) == ["keep"])
+        #expect(try Self.listing(directory) == ["out.sqlite"])
+    }
+
+    @Test func forceReplacesARegularFileWholeAndFollowsALink() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let target = directory.appendingPathComponent("target.sqlite")
+        FileManager.default.createFile(atPath: target.path, contents: Data("old".utf8))
+        FileManager.default.createFile(atPath: target.path + "-wal", contents: Data("stale".utf8))
+        let link = directory.appendingPathComponent("link.sqlite")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let result = try Docutil.run(["convert", Fixtures.project("Library.xml").path, link.path, "--force"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        // One complete file: no stale or new side files, no temporary file.
+        #expect(try Self.listing(directory) == ["link.sqlite", "target.sqlite"])
+        let info = try Docutil.run(["info", "--format", "json", target.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("\"Book\" : 2") || info.stdout.contains("\"Book\": 2"), "\(info.stdout)")
+    }
+
+    @Test func aHostileXMLStoreNeverReachesSQLAndLeavesNothing() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let input = directory.appendingPathComponent("hostile.xml")
+        let text = """
+            <?xml version="1.0"?>
+            <database><databaseInfo><version>134481920</version><UUID>ABC</UUID><nextObjectID>103</nextObjectID></databaseInfo>
+            <object type="X&quot;(a); ATTACH DATABASE 'pwned.db' AS p; --" id="z102"><attribute name="n" type="string">a</attribute></object>
+            </database>
+            """
+        try Data(text.utf8).write(to: input)
+        let result = try Docutil.run(
+            ["convert", input.path, directory.appendingPathComponent("out.sqlite").path], currentDirectory: directory)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("not a valid name"))
+        #expect(try Self.listing(directory) == ["hostile.xml"])
+    }
+
+    @Test func aFIFOIsRefusedAtOnce() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let fifo = directory.appendingPathComponent("doc.sqlite")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        for arguments in [["info"], ["dump"], ["schema"], ["query", "--entity", "Book"]] {
+            let result = try Docutil.run(arguments + [fifo.path], timeout: 20)
+            #expect(result.status == 66, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("FIFO"))
+        }
+        let model = try Docutil.run(["dump", Fixtures.project("Library.xml").path, "--model", fifo.path], timeout: 20)
+        #expect(model.status == 66, "\(model.stderr)")
+    }
+
+    @Test func entityDeclarationsAreRefusedInBoundedMemory() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        var declarations = "<!ENTITY l0 \"lol\">\n"
+        for i in 1...12 {
+            declarations += "<!ENTITY l\(i) \"" + String(repeating: "&l\(i - 1);", count: 10) + "\">\n"
+        }
+        let laughs = """
+            <?xml version="1.0"?>
+            <!DOCTYPE database [\n\(declarations)]>
+            <database><object type="BOOK" id="z1"><attribute name="title" type="string">x</attribute><attribute name="isbn" type="string">&l12;</attribute></object></database>
+            """
+        let url = directory.appendingPathComponent("laughs.xml")
+        try Data(laughs.utf8).write(to: url)
+        for arguments in [["dump", url.path, "--model", Self.model], ["info", url.path]] {
+            let result = try Docutil.run(arguments, timeout: 30)
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains("internal subset"))
+        }
+        let deep =
+            "<?xml version=\"1.0\"?>\n<database><databaseInfo><metadata><plist>"
+            + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+            + "</plist></metadata></databaseInfo></database>\n"
+        let deepURL = directory.appendingPathComponent("deep.xml")
+        try Data(deep.utf8).write(to: deepURL)
+        let result = try Docutil.run(["info", deepURL.path], timeout: 30)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("nested deeper"))
+    }
+
+    @Test func unknownKeysBadPatternsAndUndecodableTemplatesExit65() throws {
+        let document = Fixtures.project("Library.xml").path
+        for arguments in [
+            ["--where", "nosuchkey == 3"], ["--sort=nosuchkey"], ["--sort", "author.nosuch"],
+            ["--where", "title MATCHES '('"],
+        ] {
+            let result = try Docutil.run(["query", document, "--entity", "Book"] + arguments)
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        // Templates archived in a compiled model filter; one that could not be decoded is an error.
+        let directory = try Fixtures.temporaryDirectory()
+        let books = directory.appendingPathComponent("books.xml")
+        let mom = Fixtures.project("Archived/Templates.mom")
+        DocumentStack.registerStoreTypes()
+        let coordinator = PersistentStoreCoordinator(model: try ModelLoader.load(from: mom).model)
+        try coordinator.addPersistentStore(type: "XML", url: books)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (title, pages) in [("Short", 90), ("Long", 900)] {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(.string(title), forKey: "title")
+            try book.setValue(.integer32(Int32(pages)), forKey: "pages")
+        }
+        try context.save()
+        let long = try Docutil.run(
+            ["query", books.path, "--entity", "Book", "--template", "LongBooks", "--var", "MIN=300", "--format", "csv"])
+        #expect(long.status == 0, "\(long.stderr)")
+        #expect(long.stdout.contains("Long") && !long.stdout.contains("Short"))
+        let bad = try Docutil.run(["query", books.path, "--entity", "Book", "--template", "Undecodable"])
+        #expect(bad.status == 65, "\(bad.stderr)")
+        #expect(bad.stdout.isEmpty)
+    }
+
+    @Test func aLongNameIsNotEchoedWhole() throws {
+        let name = String(repeating: "N", count: 20_000)
+        let result = try Docutil.run(["query", Fixtures.project("Library.xml").path, "--entity", name])
+        #expect(result.status == 65)
+        #expect(result.stderr.count < 1_000, "\(result.stderr.count) characters")
+        let predicate = try Docutil.run(["predicate", "a == " + String(repeating: "b + ", count: 4_000) + "))"])
+        #expect(predicate.status == 65)
+        #expect(predicate.stderr.count < 2_000, "\(predicate.stderr.count) characters")
+    }
+
+    @Test func aValueThatDoesNotFitFailsTheDumpOrIsShownWithLenient() throws {
+        let url = try Self.sqliteLibrary()
+        try execute(url, "UPDATE ZBOOK SET ZPAGES = '12abc' WHERE ZTITLE = 'Dune'")
+        let strict = try Docutil.run(["dump", url.path])
+        #expect(strict.status == 65)
+        #expect(strict.stderr.contains("Book.pages"), "\(strict.stderr)")
+        let lenient = try Docutil.run(["dump", url.path, "--lenient", "--format", "text"])
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(lenient.stdout.contains("pages = \"12abc\""), "\(lenient.stdout)")
+        #expect(lenient.stderr.contains("warning") && lenient.stderr.contains("Book.pages"))
+    }
+
+    @Test func aMissingEntityColumnExits65() throws {
+        let url = try Self.sqliteLibrary()
+        try execute(url, "ALTER TABLE ZBOOK DROP COLUMN Z_ENT")
+        let result = try Docutil.run(["dump", url.path])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("Z_ENT"))
+    }
+
+    @Test func aBrokenEmbeddedModelNamesTheDocument() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("broken-model.xml")
+        var text = try String(contentsOf: Fixtures.project("Library.xml"), encoding: .utf8)
+        let key = "<key>DocutilStoreModel</key>"
+        let range = try #require(text.range(of: key))
+        let valueStart = try #require(text.range(of: "<string>", range: range.upperBound..<text.endIndex))
+        text.replaceSubrange(valueStart, with: "<string>&lt;model&gt;&lt;entity")
+        try Data(text.utf8).write(to: url)
+        let result = try Docutil.run(["dump", url.path])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains(url.path), "\(result.stderr)")
+        #expect(result.stderr.contains("model in its metadata"), "\(result.stderr)")
+    }
+
+    @Test func aStoreUUIDWithSpacesGivesValidURIs() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("spaced.xml")
+        try LibraryDocument.write(to: url, modelPath: Self.model, storeIdentifier: "A B/C")
+        let result = try Docutil.run(["dump", url.path, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("x-coredata://A%20B%2FC/Book/p"), "\(result.stdout.prefix(400))")
+    }
+
+    @Test func notANumberIsWrittenAsAStringJSONReads() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let url = directory.appendingPathComponent("nan.xml")
+        DocumentStack.registerStoreTypes()
+        let coordinator = PersistentStoreCoordinator(
+            model: try ModelLoader.load(from: URL(fileURLWithPath: Self.model)).model)
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (title, weight) in [("Nan", Double.nan), ("Up", .infinity), ("Down", -.infinity)] {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(.string(title), forKey: "title")
+            try book.setValue(.string("0441013597"), forKey: "isbn")
+            try book.setValue(.uuid(UUID()), forKey: "id")
+            try book.setValue(.double(weight), forKey: "weight")
+        }
+        try context.save()
+        let result = try Docutil.run(["dump", url.path, "--entity", "Book"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"weight\": \"NaN\""))
+        #expect(result.stdout.contains("\"weight\": \"Infinity\""))
+        #expect(result.stdout.contains("\"weight\": \"-Infinity\""))
+        #expect(!result.stdout.contains("\"nan\""))
+        #expect(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) is [String: Any])
+    }
+
+    @Test func theSmallestIntegerPrintsCanonically() throws {
+        let result = try Docutil.run(["predicate", "x == -9223372036854775808"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "x == -9223372036854775808\n")
+    }
+
+    @Test func interruptedReadsLeaveNothingInTheTemporaryFolder() throws {
+        // A store whose WAL lost its index: reading it needs a scratch copy.
+        let url = try Self.sqliteLibrary()
+        try execute(url, "PRAGMA journal_mode = WAL")
+        let folder = url.deletingLastPathComponent()
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        try Self.withOpenWriter(url) {
+            try FileManager.default.copyItem(at: url, to: copy)
+            try FileManager.default.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
+        }
+        let temporary = try Fixtures.temporaryDirectory()
+        // Interrupted while writing its output: dump blocks on a pipe nobody reads, then gets SIGINT or SIGTERM.
+        for signal in [SIGINT, SIGTERM] {
+            let process = Process()
+            process.executableURL = Docutil.executable
+            process.arguments = ["dump", copy.path, "--format", "text"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
+            process.standardOutput = Pipe()
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var waited = 0
+            while try Self.listing(temporary).isEmpty && waited < 200 {
+                usleep(20_000)
+                waited += 1
+            }
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(try Self.listing(temporary).isEmpty, "after signal \(signal)")
+        }
+        // Killed outright, a folder stays behind; the next run sweeps it.
+        let stale = temporary.appendingPathComponent("docutil-999999998-0badf00d")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        let result = try Docutil.run(["info", copy.path], environment: ["TMPDIR": temporary.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.listing(temporary).isEmpty)
+        #expect(try Self.listing(folder).sorted() == ["copy.sqlite", "copy.sqlite-wal", "library.sqlite"])
+    }
+
+    /// Runs `body` while a connection holds the store open, so its WAL file exists with frames.
+    static func withOpenWriter(_ url: URL, _ body: () throws -> Void) throws {
+        DocumentStack.registerStoreTypes()
+        let coordinator = PersistentStoreCoordinator(
+            model: try ModelLoader.load(from: URL(fileURLWithPath: model)).model)
+        try coordinator.addPersistentStore(type: "SQLite", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for i in 0..<400 {
+            let friend = try context.insertNewObject(forEntityName: "Friend")
+            try friend.setValue(.string("friend \(i) " + String(repeating: "x", count: 200)), forKey: "name")
+        }
+        try context.save()
+        try body()
+    }
+}
+
+func execute(_ url: URL, _ sql: String) throws {
+    try SQLiteScript.execute(url, sql)
+}
