@@ -102,7 +102,8 @@ struct BinaryPropertyListReader {
         let (total, overflow) = count.multipliedReportingOverflow(by: objectRefSize)
         guard !overflow else { throw fail(start, "reference list too long") }
         try checked(start, total, "reference list")
-        return (0..<count).map { Int(readUInt(at: start + $0 * objectRefSize, size: objectRefSize)) }
+        // A reference too large for Int is out of range like any other: the object lookup refuses it.
+        return (0..<count).map { Int(clamping: readUInt(at: start + $0 * objectRefSize, size: objectRefSize)) }
     }
 
     private func object(_ index: Int, depth: Int, state: inout DecodeState) throws(ModelFileError) -> PropertyList {
