@@ -55,7 +55,9 @@ struct Dump: ParsableCommand {
             var start = 0
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
-                output.write(Data(try stream.write(try opened.context.objects(with: batch)).utf8))
+                let objects = try opened.context.objects(with: batch)
+                try opened.context.prefetchToManyRelationships(of: objects)
+                output.write(Data(try stream.write(objects).utf8))
                 opened.context.reset()
                 start += batch.count
             }

@@ -320,6 +320,68 @@ extension SQLiteStore {
         return ids
     }
 
+    /// The destinations of one to-many relationship of many objects: one query per 500 objects, not one per object,
+    /// so that reading a store whole stays linear even when its foreign keys have no index.
+    public func destinations(of ids: [ManagedObjectID], relationship name: String) throws(StoreError)
+        -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        var byEntity: [String: [ManagedObjectID]] = [:]
+        for id in ids { byEntity[id.entityName, default: []].append(id) }
+        let q = SQLiteSchema.q
+        for (entityName, owners) in byEntity {
+            guard let relationship = model.allRelationships(of: entityName).first(where: { $0.name == name }),
+                relationship.isToMany, let storage = schema.toManyStorage[entityName]?[name]
+            else {
+                throw StoreError(
+                    .unsupported, path: description.url?.path,
+                    "\(entityName) has no to-many relationship '\(Diagnostics.quote(name))'")
+            }
+            let destination = relationship.destinationEntityName
+            let destinationTable = schema.table(of: destination)
+            var ownerByKey: [Int64: ManagedObjectID] = [:]
+            for owner in owners {
+                ownerByKey[owner.primaryKey] = owner
+                result[owner] = []
+            }
+            var start = 0
+            while start < owners.count {
+                let chunk = owners[start..<min(start + 500, owners.count)]
+                start += 500
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql: String
+                switch storage {
+                case .inverseKey(_, let column, let order):
+                    sql =
+                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) IN (\(marks)) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
+                case .hiddenKey(_, let column):
+                    sql =
+                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) IN (\(marks)) ORDER BY \(q(column)), Z_PK"
+                case .joinTable(let table, let source, let target, let order):
+                    sql =
+                        "SELECT d.Z_PK, d.Z_ENT, j.\(q(source)) FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) IN (\(marks)) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")d.Z_PK"
+                }
+                do {
+                    try database.query(sql, chunk.map { .integer($0.primaryKey) }) {
+                        (statement) throws(SQLiteStoreError) in
+                        let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
+                        guard model.entity(found.entityName, isKindOf: destination),
+                            let owner = ownerByKey[sqlite3_column_int64(statement, 2)]
+                        else {
+                            throw SQLiteStoreError(
+                                .malformed, path: database.path,
+                                "\(entityName).\(name) holds \(found), which is not a \(destination)")
+                        }
+                        result[owner, default: []].append(found)
+                    }
+                } catch {
+                    throw storeError(error)
+                }
+            }
+        }
+        return result
+    }
+
     public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? {
         do {
             guard

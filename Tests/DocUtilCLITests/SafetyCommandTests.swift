@@ -288,3 +288,34 @@ struct SafetyCommandTests {
 func execute(_ url: URL, _ sql: String) throws {
     try SQLiteScript.execute(url, sql)
 }
+
+/// A store crafted so that reading each object's to-many relationship on its own is slow: its foreign-key index is
+/// dropped, so each read scans the whole table. Reading the store whole must stay linear.
+struct CraftedStoreTests {
+    @Test func aStoreWithoutItsIndexesDumpsInLinearTime() throws {
+        DocumentStack.registerStoreTypes()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("unindexed.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: try Company.model())
+        let store = try coordinator.addPersistentStore(type: "SQLite", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Company.department("Seed", staff: ["Seed"], in: context)
+        try context.save()
+        store.close()
+        // 20,000 departments and 40,000 employees, written by SQL, and no index on the employees' department key:
+        // one query per department would read 800 million rows.
+        try execute(
+            url,
+            """
+            DROP INDEX IF EXISTS ZEMPLOYEE_ZDEPARTMENT_INDEX;
+            WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 20001)
+            INSERT INTO ZDEPARTMENT (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT i, 1, 1, 'd' || i FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 40001)
+            INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZSALARY, ZDEPARTMENT) SELECT i, 2, 1, 'e' || i, 1000, i / 2 + 1 FROM n;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 40001;
+            """)
+        let result = try Docutil.run(["dump", url.path, "--format", "csv"], timeout: 120)
+        #expect(result.status == 0, "\(result.status) \(result.stderr.prefix(300))")
+        // The header, the seed department and employee, and the 60,000 made by SQL.
+        #expect(result.stdout.components(separatedBy: "\r\n").count - 1 == 60_003)
+    }
+}

@@ -135,6 +135,48 @@ extension ManagedObjectContext {
         return objects
     }
 
+    /// Reads the to-many relationships of `objects` that are still faults, one store request per relationship and
+    /// entity (not one per object): for reading many objects whole, as `docutil dump` does.
+    /// - Throws: ``ContextError`` when a store fails or an object cannot be read.
+    public func prefetchToManyRelationships(of objects: [ManagedObject]) throws(ContextError) {
+        var groups: [String: [ManagedObject]] = [:]
+        for object in objects where !object.objectID.isTemporary {
+            groups[object.entity.name, default: []].append(object)
+        }
+        for (_, members) in groups {
+            let layout = members[0].entity
+            for (i, relationship) in layout.relationships.enumerated() where relationship.isToMany {
+                var pending: [ManagedObject] = []
+                do throws(ObjectGraphError) {
+                    for object in members {
+                        try object.fireFault()
+                        if case .toManyFault = object.relationshipSlots[i] { pending.append(object) }
+                    }
+                } catch {
+                    throw .object(error)
+                }
+                guard !pending.isEmpty else { continue }
+                let found: [ManagedObjectID: [ManagedObjectID]]
+                do {
+                    found = try persistentStoreCoordinator.destinations(
+                        of: pending.map(\.objectID), relationship: relationship.name)
+                } catch {
+                    throw .store(error)
+                }
+                for object in pending {
+                    guard let ids = found[object.objectID] else {
+                        throw .object(
+                            ObjectGraphError(
+                                .faultNotFulfilled,
+                                "cannot read \(layout.name).\(relationship.name) of \(object.objectID)",
+                                objectID: object.objectID))
+                    }
+                    object.relationshipSlots[i] = .unresolvedToMany(ids)
+                }
+            }
+        }
+    }
+
     /// The number of objects a fetch would return.
     public func count(for request: FetchRequest) throws(ContextError) -> Int {
         try fetch(Self.faultsOnly(request)).count

@@ -199,11 +199,43 @@ public final class PersistentStoreCoordinator: Sendable {
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
             if let cached = state.rowCache[id], let ids = cached.toMany[relationship] { return ids }
-            guard let entry = state.entry(for: id) else { return [] }
+            guard let entry = state.entry(for: id) else {
+                throw StoreError(.unsupported, "\(id): no store with UUID \(id.storeIdentifier ?? "none") is added")
+            }
             if let incremental = entry.store as? any IncrementalStore {
                 return try incremental.destinations(of: id, relationship: relationship)
             }
             return entry.objects[id]?.toMany[relationship] ?? []
+        }
+    }
+
+    /// The destinations of one to-many relationship of many objects, each store asked once for its objects.
+    func destinations(of ids: [ManagedObjectID], relationship: String) throws(StoreError)
+        -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        try state.withLock { (state) throws(StoreError) -> [ManagedObjectID: [ManagedObjectID]] in
+            var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+            var byStore: [String: [ManagedObjectID]] = [:]
+            for id in ids {
+                if let cached = state.rowCache[id], let destinations = cached.toMany[relationship] {
+                    result[id] = destinations
+                } else {
+                    byStore[id.storeIdentifier ?? "", default: []].append(id)
+                }
+            }
+            for (identifier, storeIDs) in byStore {
+                guard let entry = state.entries.first(where: { $0.store.identifier == identifier }) else {
+                    throw StoreError(.unsupported, "no store with UUID \(identifier) is added")
+                }
+                if let incremental = entry.store as? any IncrementalStore {
+                    for (id, destinations) in try incremental.destinations(of: storeIDs, relationship: relationship) {
+                        result[id] = destinations
+                    }
+                } else {
+                    for id in storeIDs { result[id] = entry.objects[id]?.toMany[relationship] ?? [] }
+                }
+            }
+            return result
         }
     }
 
