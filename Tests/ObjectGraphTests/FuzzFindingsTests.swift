@@ -16,4 +16,18 @@ struct FuzzFindingsTests {
         let predicate = try ObjectPredicate(format: format)
         #expect(try ObjectPredicate(format: predicate.format) == predicate, "\(format) → \(predicate.format)")
     }
+
+    @Test(arguments: [
+        // Nested parentheses, each read both as a predicate and as an expression: exponential backtracking.
+        "B64:KCgoKCgoKCgoKCgoKOl0ZXVbVEVSTkFSWSgoKCgoKCgoKCgoKCgoKCgoKFNVQlFVRVIoJHggLXGn19fX19fX19PX19fX13RldVtURVJOQVJZKCgoKCgoZXVbVEVSTkFSWSgoKCgoKCgoKCgoKCgoKCgoKFNVQlFVRVIoJHggLXGn19fX19fX19PX19fX13RlLXGn19fX19fX19PX19fX13RldVtURVJOQVJZKCgoKCgoZXVbVEVSTkFSWSgoKCgoKCgoKCgoKCgoKCgoKFNVQlFVRVIoJHggLXGn19fX19fX19PX19fX13RldVtURVJOQVJZKCgoKCgoKCif19fX1ygoKCgoKFRSVUUoKCgoKCh1W1RFUk5BUlkoKCgoKCgoKJ/X19fXKCgoKCgoVFJVRSgoKCgoKCgoKCgoKCgo19fX19coKA==",
+        String(repeating: "(", count: 60) + "a == 1 +",
+        String(repeating: "((a == 1) AND ", count: 40) + "b",
+    ])
+    func deeplyAmbiguousInputFailsQuickly(format: String) throws {
+        var text = format
+        if format.hasPrefix("B64:"), let data = Data(base64Encoded: String(format.dropFirst(4))) {
+            text = String(decoding: data, as: UTF8.self)
+        }
+        #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: text) }
+    }
 }

@@ -40,6 +40,8 @@ struct PredicateParser {
     var index = 0
     var argumentIndex = 0
     var depth = 0
+    /// What parsing a parenthesised predicate gave at each place (see ``parsePrimaryPredicate()``).
+    var parenthesized: [MemoKey: Parsed] = [:]
 
     init(format: String, arguments: [FormatArgument]) throws(PredicateSyntaxError) {
         self.format = format
@@ -151,28 +153,63 @@ struct PredicateParser {
             return .false
         }
         if isSymbol("(") {
-            // "(" opens either a predicate or the left expression of a comparison: try the predicate first.
-            let saved = (index, argumentIndex)
-            advance()
-            let predicateError: PredicateSyntaxError
-            do {
-                let inner = try parseOr()
-                if isSymbol(")") {
-                    advance()
-                    return inner
+            // "(" opens either a predicate or the left expression of a comparison: try the predicate first. Each
+            // outcome is remembered by place, argument and depth, so that nested parentheses are parsed in
+            // polynomial time instead of trying both readings at every level (2^n).
+            let key = MemoKey(index: index, argument: argumentIndex, depth: depth)
+            if let known = parenthesized[key] {
+                switch known {
+                case .success(let predicate, let end, let argument):
+                    (index, argumentIndex) = (end, argument)
+                    return predicate
+                case .failure(let error):
+                    throw error
                 }
-                predicateError = error("')'")
-            } catch {
-                predicateError = error
             }
-            (index, argumentIndex) = saved
             do {
-                return try parseComparison()
+                let predicate = try parseParenthesized()
+                parenthesized[key] = .success(predicate, index, argumentIndex)
+                return predicate
             } catch {
-                throw error.offset >= predicateError.offset ? error : predicateError
+                parenthesized[key] = .failure(error)
+                throw error
             }
         }
         return try parseComparison()
+    }
+
+    struct MemoKey: Hashable {
+        let index: Int
+        let argument: Int
+        let depth: Int
+    }
+
+    enum Parsed {
+        case success(ObjectPredicate, Int, Int)
+        case failure(PredicateSyntaxError)
+    }
+
+    /// `(` … : a parenthesised predicate, or a comparison whose left side starts with a parenthesis.
+    mutating func parseParenthesized() throws(PredicateSyntaxError) -> ObjectPredicate {
+        let saved = (index, argumentIndex)
+        advance()
+        let predicateError: PredicateSyntaxError
+        do {
+            let inner = try parseOr()
+            if isSymbol(")") {
+                advance()
+                return inner
+            }
+            predicateError = error("')'")
+        } catch {
+            predicateError = error
+        }
+        (index, argumentIndex) = saved
+        do {
+            return try parseComparison()
+        } catch {
+            throw error.offset >= predicateError.offset ? error : predicateError
+        }
     }
 
     mutating func parseComparison() throws(PredicateSyntaxError) -> ObjectPredicate {
