@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ModelFiles
+import Synchronization
 
 /// Opens a SQLite store to read it without changing anything: not the file, not its `-wal`, and not its folder.
 ///
@@ -20,7 +21,7 @@ enum ReadOnlyOpening {
 
     /// Opens `path` read-only; returns the connection and the scratch folder used, if any.
     static func open(_ path: String) throws(SQLiteStoreError) -> (SQLiteDatabase, URL?) {
-        ScratchFolders.sweepStale(prefix: scratchPrefix)
+        sweepOnce()
         let wal = path + "-wal"
         let shm = path + "-shm"
         let journal = path + "-journal"
@@ -44,6 +45,17 @@ enum ReadOnlyOpening {
         }
         return try openCopy(path, with: hasWAL ? [wal] : (isRegularFile(journal) ? [journal] : []))
     }
+
+    /// Sweeps stale scratch folders the first time a store is opened to read in this process.
+    static func sweepOnce() {
+        let first = swept.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { ScratchFolders.sweepStale(prefix: scratchPrefix) }
+    }
+
+    private static let swept = Mutex(false)
 
     /// Reads the whole schema once, so that an open that cannot read fails here, not in the middle of a fetch.
     static func probe(_ database: SQLiteDatabase) throws(SQLiteStoreError) {

@@ -1,6 +1,7 @@
 import CSQLiteFuzz
 import Foundation
 import FuzzSupport
+import ModelFiles
 import ObjectGraph
 import SQLiteStore
 
@@ -46,7 +47,8 @@ let template: Data = {
         let handle = try SQLiteDatabaseFile(path: url.path)
         handle.execute("PRAGMA journal_mode = DELETE")
         handle.close()
-        return try Data(contentsOf: url)
+        // Not Data(contentsOf:), which leaks in swift-corelibs-foundation.
+        return try FileKind.readRegularFile(url)
     } catch {
         fatalError("cannot make the template store: \(error)")
     }

@@ -63,7 +63,7 @@ extension ManagedObjectContext {
             object.storeVersion = 1
         }
         for object in updatedNow {
-            object.storeVersion = expectedVersion(object) + 1
+            object.storeVersion = Self.nextVersion(after: expectedVersion(object))
             object.flags.remove(.changed)
         }
         for object in deletedNow + droppedNow {
@@ -117,6 +117,12 @@ extension ManagedObjectContext {
         return changes
     }
 
+    /// The version a save gives a changed object: one more, held at the largest value a file could hold (a store
+    /// may say anything in `Z_OPT`).
+    static func nextVersion(after version: Int64) -> Int64 {
+        version == .max ? .max : version + 1
+    }
+
     private func expectedVersion(_ object: ManagedObject) -> Int64 {
         originals[ObjectIdentifier(object)]?.version ?? object.storeVersion
     }
@@ -164,7 +170,7 @@ extension ManagedObjectContext {
         } else {
             keys = []
         }
-        var snapshot = ObjectSnapshot(objectID: object.objectID, version: expected + 1)
+        var snapshot = ObjectSnapshot(objectID: object.objectID, version: Self.nextVersion(after: expected))
         var changed = Set<String>()
         for key in keys {
             if let i = layout.attributeSlot(named: key), !layout.attributes[i].isTransient {

@@ -91,17 +91,23 @@ final class StoreEntry: @unchecked Sendable {
         }
         var keys: [Int64] = []
         keys.reserveCapacity(count)
-        for _ in 0..<count {
-            if let atomic = store as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
-                let key = max(floor, maxKeys.values.max() ?? 0) + 1
-                maxKeys[root] = key
-                keys.append(key)
-            } else {
-                let key = (maxKeys[root] ?? 0) + 1
-                maxKeys[root] = key
-                keys.append(key)
-            }
+        var last: Int64
+        if let atomic = store as? any AtomicStore, case .store(let floor) = atomic.primaryKeyScope {
+            last = max(floor, maxKeys.values.max() ?? 0)
+        } else {
+            last = maxKeys[root] ?? 0
         }
+        let (highest, overflow) = last.addingReportingOverflow(Int64(count))
+        guard !overflow else {
+            throw StoreError(
+                .corrupt, path: store.description.url?.path,
+                "the store's keys reach \(last): no room for \(count) new keys")
+        }
+        for _ in 0..<count {
+            last += 1
+            keys.append(last)
+        }
+        maxKeys[root] = highest
         return keys
     }
 
