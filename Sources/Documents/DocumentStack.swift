@@ -126,7 +126,9 @@ public enum DocumentStack {
         var model: ManagedObjectModel
         do {
             if let modelURL {
-                model = try ModelLoader.load(from: modelURL).model
+                let loaded = try ModelLoader.load(from: modelURL)
+                model = loaded.model
+                warnings += loaded.warnings.map { "the model \(modelURL.path): \($0)" }
                 source = "given"
             } else if type == XMLStore.typeName {
                 let file = try XMLStoreFile(url: url)
@@ -149,7 +151,9 @@ public enum DocumentStack {
                 if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
                     model = try embedded(contents, in: url)
                 } else {
-                    model = try file.storedModel().model
+                    let loaded = try file.storedModel()
+                    model = loaded.model
+                    warnings += loaded.warnings.map { "its model (Z_MODELCACHE): \($0)" }
                     source = "Z_MODELCACHE"
                 }
             } else {

@@ -217,6 +217,15 @@ struct SQLiteSafetyTests {
         #expect(try Company.names(try Self.context(url), "Employee") == ["Ann", "Bob"])
     }
 
+    @Test func theLargestVersionAFileCanHoldStillSaves() throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET Z_OPT = 9223372036854775807 WHERE ZNAME = 'Ann'")
+        let context = try Self.context(url)
+        try Self.employee(context, "Ann").setValue(.integer32(1), forKey: "salary")
+        try context.save()
+        #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
+    }
+
     @Test func aMissingEntityColumnIsAMalformedStore() throws {
         let url = try Self.companyStore()
         try execute(
@@ -305,9 +314,13 @@ struct SQLiteSafetyTests {
         let stale = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docutil-999999999-deadbeef")
         try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: stale.appendingPathComponent("store.sqlite").path, contents: Data())
-        let url = try Self.companyStore()
-        _ = try Self.context(url, options: ["readOnly": "YES"])
+        let live = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docutil-\(getpid())-livelive")
+        try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: live) }
+        // Opening to read sweeps once a process; the sweep itself is what a fresh `docutil` run does first.
+        #expect(ScratchFolders.sweepStale(prefix: "docutil") >= 1)
         #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(FileManager.default.fileExists(atPath: live.path))
     }
 
     @Test func aMissingExternalFileIsAnErrorNamingTheFile() throws {

@@ -46,6 +46,21 @@ struct CorruptStoreTests {
         return nil
     }
 
+    @Test func anObjectKeyAtTheLimitLeavesNoRoomAndSaysSo() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("full.xml")
+        let text = """
+            <database><object type="TAG" id="z9223372036854775807"><attribute name="label" type="string">last</attribute></object></database>
+            """
+        try Data(text.utf8).write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        _ = try context.insertNewObject(forEntityName: "Tag")
+        #expect(throws: ContextError.self) { try context.save() }
+        #expect(try Data(contentsOf: url) == Data(text.utf8))
+    }
+
     @Test(arguments: [("XML", "xml"), ("Binary", "binary"), ("Binary", "binary-compressed")])
     func truncatedDocumentsAreRejectedWithThePlace(type: String, ext: String) throws {
         let compressed = ext.hasSuffix("compressed")

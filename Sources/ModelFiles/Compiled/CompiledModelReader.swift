@@ -9,8 +9,13 @@ import ObjectGraph
 /// ordered flags, fetched properties, templates) are read under their documented names and marked unverified.
 struct CompiledModelReader {
     let archive: KeyedArchive
-    /// Things that were read only partly (e.g. archived predicates, which are not decoded yet).
-    private(set) var warnings: [String] = []
+    /// Things that were read only partly (an archived predicate of a kind not decoded, say), each once (a compiled
+    /// model repeats inherited properties under every sub-entity).
+    var warnings: [String] {
+        var seen = Set<String>()
+        return notes.filter { seen.insert($0).inserted }
+    }
+    private var notes: [String] = []
 
     init(archive: KeyedArchive) {
         self.archive = archive
@@ -113,7 +118,7 @@ struct CompiledModelReader {
                         attribute.derivationExpression =
                             try decoder.expression(property["NSDerivationExpression"], depth: 0).format
                     } catch {
-                        warnings.append(
+                        notes.append(
                             "derived attribute '\(name).\(key)': its expression could not be read (\(error.message))")
                         attribute.derivationExpression = ""
                     }
@@ -151,7 +156,7 @@ struct CompiledModelReader {
                 switch archivedPredicate(index["NSPartialIndexPredicate"]) {
                 case .success(let predicate): partial = predicate.format
                 case .failure(let error):
-                    warnings.append(
+                    notes.append(
                         "\(name): the partial-index predicate of fetch index '\(indexName)' could not be read (\(error.message))"
                     )
                 }
@@ -192,7 +197,7 @@ struct CompiledModelReader {
         {
             // An archived object of the app's own class: Linux cannot make one. Reading is unaffected; objects
             // inserted with this model start without the default.
-            warnings.append(
+            notes.append(
                 "attribute '\(name)': its default value is an archived \(archive.className(of: object) ?? "object") ($objects[\(uid ?? -1)]), which is not decoded; new objects get no default"
             )
         } else if let value = try archive.scalar(p["NSDefaultValue"]) {
@@ -246,7 +251,7 @@ struct CompiledModelReader {
                 case .success(let decoded): predicate = decoded.format
                 case .failure(let error):
                     undecodable = error.message
-                    warnings.append("fetched property '\(name)': its predicate could not be read (\(error.message))")
+                    notes.append("fetched property '\(name)': its predicate could not be read (\(error.message))")
                 }
             }
         }
@@ -280,7 +285,7 @@ struct CompiledModelReader {
                 case .success(let predicate): template.predicate = predicate.format
                 case .failure(let error):
                     template.undecodablePredicate = error.message
-                    warnings.append(
+                    notes.append(
                         "fetch request template '\(name)': its predicate could not be read (\(error.message)); using the template is an error"
                     )
                 }
