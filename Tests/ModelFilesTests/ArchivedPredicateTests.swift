@@ -67,4 +67,33 @@ struct ArchivedPredicateTests {
         let data = BinaryPropertyListWriter.data(archive)
         #expect(throws: ModelFileError.self) { try ArchivedPredicate.decode(data) }
     }
+
+    @Test(.needsRealFixtures)
+    func aTemplateOfARealModelFilters() throws {
+        // momcom's test model, saved by Xcode: templates "FetchRequestObjects" (booleanAttribute == 1 AND
+        // floatAttribute > 5) and "fetchedPropertyFetchRequest" (booleanAttribute = YES) on Entity.
+        let url = Fixtures.real(
+            "xcdatamodel/atomicbird__momcom__momcomTests__momcomTests.xcdatamodeld__momcTests_2.xcdatamodel__contents.xml"
+        )
+        let model = try ModelLoader.readContents(FileKind.readRegularFile(url))
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "InMemory")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (flag, float) in [(true, 1.0), (true, 6.0), (false, 7.0), (true, 9.5)] as [(Bool, Float)] {
+            let entity = try context.insertNewObject(forEntityName: "Entity")
+            try entity.setValue(.boolean(flag), forKey: "booleanAttribute")
+            try entity.setValue(.float(float), forKey: "floatAttribute")
+        }
+        // Not saved: the model's own validation rules (floatAttribute at most 2.5, one otherEntities at least)
+        // would refuse these objects; fetches include unsaved changes, as Core Data's do.
+        let request = try model.fetchRequest(fromTemplate: "FetchRequestObjects")
+        #expect(request.predicate != nil)
+        let floats = try context.fetch(request).map { try $0.attributeValue(forKey: "floatAttribute") }
+        #expect(Set(floats.map { "\($0)" }) == Set([AttributeValue.float(6), .float(9.5)].map { "\($0)" }))
+        // Its fetched property "yesBooleans" (booleanAttribute = YES) filters too.
+        let fetched = try #require(model.entity(named: "Entity")?.fetchedProperties.first { $0.name == "yesBooleans" })
+        var yes = FetchRequest(entityName: "Entity")
+        yes.predicate = try ObjectPredicate(format: try #require(fetched.predicate))
+        #expect(try context.fetch(yes).count == 3)
+    }
 }
