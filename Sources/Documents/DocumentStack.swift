@@ -1,6 +1,6 @@
 import BinaryStore
 public import Foundation
-public import ModelFiles
+import ModelFiles
 public import ObjectGraph
 import SQLiteStore
 import XMLStore
@@ -247,36 +247,10 @@ public enum DocumentStack {
         guard StoreType.named(type) != nil else {
             throw DocumentError(.unsupported, "cannot write \(type) documents yet")
         }
-        let directory = target.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(
-            ".\(target.lastPathComponent).docutil-tmp-\(getpid())-\(UUID().uuidString.prefix(8))")
-        func removeTemporary() {
-            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary.path + suffix) }
-        }
         do {
-            let written = try document.coordinator.migratePersistentStore(document.store, to: temporary, type: type)
-            document.coordinator.removePersistentStore(written)
-            if let sqlite = written as? SQLiteStore {
-                try sqlite.checkpointAndClose()
-            } else {
-                written.close()
-            }
+            try document.coordinator.writeCopy(of: document.store, to: target, type: type)
         } catch {
-            removeTemporary()
-            let message = error.description.replacingOccurrences(of: temporary.path, with: output.path)
-            throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, message)
-        }
-        // A stale write-ahead log beside the old output would be replayed onto the new file: it goes first.
-        for suffix in ["-wal", "-shm", "-journal"] { unlink(target.path + suffix) }
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            removeTemporary()
-            throw DocumentError(.cannotCreate, "\(output.path): cannot move the new file into place: \(reason)")
-        }
-        let folder = Foundation.open(directory.path, O_RDONLY)
-        if folder >= 0 {
-            fsync(folder)
-            Foundation.close(folder)
+            throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, error.description)
         }
     }
 }

@@ -12,7 +12,7 @@ public import ObjectGraph
 /// the original (see ``ReadOnlyOpening``).
 ///
 /// `@unchecked Sendable`: the connection and caches are only used under the coordinator's lock.
-public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
+public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopying, @unchecked Sendable {
     public static let typeName = "SQLite"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
     public static let modelMetadataKey = StoreMetadata.modelKey
@@ -57,6 +57,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     /// they are (see ``ReadOnlyOpening`` for the one case that needs a private copy). The option `lenientValues` =
     /// `YES` keeps stored values that do not fit their attributes raw (reported in ``valueWarnings``) instead of
     /// failing the read.
+    ///
+    /// Other options: `journalMode` (`WAL`, the default for a new store as in Core Data, or `DELETE`, `TRUNCATE`,
+    /// `PERSIST`) is set when the store is created — and on an existing store opened to write, where it differs —
+    /// and `externalDataDirectory`, the folder of externally stored binary data when it is not the usual
+    /// `.<name>_SUPPORT/_EXTERNAL_DATA` beside the file (a copy being written under a temporary name).
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "a SQLite store needs a file URL") }
         self.description = description
@@ -72,9 +77,14 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             throw StoreError(
                 .unsupported, path: url.path, "is \(kind.article), not a SQLite store file; it is not read")
         }
-        let name = url.deletingPathExtension().lastPathComponent
-        externalDataDirectory = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(name)_SUPPORT/_EXTERNAL_DATA")
+        if let mode = description.options["journalMode"], !Self.journalModes.contains(mode.uppercased()) {
+            throw StoreError(
+                .unsupported, path: url.path,
+                "journal mode '\(mode)' is not one of \(Self.journalModes.sorted().joined(separator: ", "))")
+        }
+        externalDataDirectory =
+            description.options["externalDataDirectory"].map { URL(fileURLWithPath: $0) }
+            ?? Self.externalDataDirectory(for: url)
         if description.isReadOnly {
             guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
             do {
@@ -93,6 +103,17 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             }
         }
         isNew = !exists
+        if exists, !description.isReadOnly, let mode = description.options["journalMode"]?.uppercased() {
+            do {
+                if case .text(let current)? = try database.query("PRAGMA journal_mode").first?.first,
+                    current.uppercased() != mode
+                {
+                    _ = try database.query("PRAGMA journal_mode = \(mode)")
+                }
+            } catch {
+                throw StoreError(.io, path: url.path, "cannot set the journal mode: \(error.message)")
+            }
+        }
         if exists {
             do {
                 guard try database.hasTable("Z_METADATA"), try database.hasTable("Z_PRIMARYKEY") else {
@@ -136,6 +157,75 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     deinit {
         database.close()
         if let workingDirectory { ScratchFolders.remove(workingDirectory) }
+    }
+
+    /// The journal modes a store may be given (`journalMode` option).
+    static let journalModes: Set<String> = ["WAL", "DELETE", "TRUNCATE", "PERSIST"]
+
+    /// Where a store at `url` keeps externally stored binary data: `.<name>_SUPPORT/_EXTERNAL_DATA` beside it.
+    public static func externalDataDirectory(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    /// Folds the write-ahead log into the file and closes it, reporting a failure (``checkpointAndClose()``).
+    public func flushAndClose() throws(StoreError) {
+        try checkpointAndClose()
+    }
+
+    /// Copies the whole database with `VACUUM INTO` — one consistent, complete file whatever the write-ahead log
+    /// holds, with every table, index and metadata key — in the same journal mode, and copies the externally stored
+    /// data files to the folder a store at `destination` reads them from (files already there are kept: they are
+    /// named by their contents' UUIDs).
+    public func copyWhole(to temporary: URL, destination: URL) throws(StoreError) -> [String: String] {
+        let mode: String
+        do {
+            guard case .text(let current)? = try database.query("PRAGMA journal_mode").first?.first else {
+                throw StoreError(.io, path: description.url?.path, "cannot read the journal mode")
+            }
+            mode = current.uppercased()
+            try database.run("VACUUM INTO ?", [.text(temporary.path)])
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteStoreError {
+            throw storeError(error)
+        } catch {
+            throw StoreError(.io, path: description.url?.path, "\(error)")
+        }
+        let target = Self.externalDataDirectory(for: destination)
+        if let source = externalDataDirectory, source.standardizedFileURL != target.standardizedFileURL,
+            FileManager.default.fileExists(atPath: source.path)
+        {
+            try Self.copyExternalData(from: source, to: target)
+        }
+        var options = ["externalDataDirectory": target.path]
+        if Self.journalModes.contains(mode) { options["journalMode"] = mode }
+        return options
+    }
+
+    /// Copies every externally stored data file from one folder to another (made if missing), leaving files already
+    /// there alone; each file is written under a temporary name and renamed, so a file is never half there.
+    static func copyExternalData(from source: URL, to target: URL) throws(StoreError) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: source.path)
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(
+                .io, path: target.path, "cannot copy the externally stored data: \(error.localizedDescription)")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let to = target.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: to.path) { continue }
+            let data: Data
+            do {
+                data = try FileKind.readRegularFile(source.appendingPathComponent(name))
+            } catch {
+                throw StoreError(.io, path: source.appendingPathComponent(name).path, error.message)
+            }
+            let transaction = try AtomicFileWriter.prepare(data, for: to)
+            try transaction.commit()
+        }
     }
 
     /// Checkpoints the write-ahead log into the main file (so the file is complete on its own), finalizes every
@@ -218,7 +308,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
 
     private func createSchema() throws(SQLiteStoreError) {
         try database.execute("PRAGMA auto_vacuum = 2")
-        _ = try database.query("PRAGMA journal_mode = WAL")
+        let mode = description.options["journalMode"]?.uppercased() ?? "WAL"
+        _ = try database.query("PRAGMA journal_mode = \(Self.journalModes.contains(mode) ? mode : "WAL")")
         try database.execute("BEGIN IMMEDIATE")
         do {
             try database.execute(

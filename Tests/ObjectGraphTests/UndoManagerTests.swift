@@ -139,3 +139,67 @@ struct UndoManagerTests {
         #expect(!manager.canRedo)
     }
 }
+
+/// The point in the history a document saved at: tokens that come back on undo and redo, and never repeat for a
+/// different change.
+struct UndoStateTokenTests {
+    @Test func undoAndRedoReturnToTheSameTokens() {
+        let manager = UndoManager()
+        let counter = Counter(manager)
+        let start = manager.stateToken
+        counter.add(1)
+        manager.endEvent()
+        let saved = manager.stateToken
+        #expect(saved != start)
+        manager.undo()
+        #expect(manager.stateToken == start)
+        manager.redo()
+        #expect(manager.stateToken == saved)
+    }
+
+    @Test func aDifferentChangeAfterUndoIsANewPoint() {
+        // Save after one change, undo it, make another: a count of changes would read zero here.
+        let manager = UndoManager()
+        let counter = Counter(manager)
+        counter.add(1)
+        manager.endEvent()
+        let saved = manager.stateToken
+        manager.undo()
+        counter.add(2)
+        manager.endEvent()
+        #expect(manager.stateToken != saved)
+        manager.undo()
+        #expect(manager.stateToken != saved)
+    }
+
+    @Test func trimmingAndClearingNeverReturnToAnOldToken() {
+        let manager = UndoManager()
+        manager.levelsOfUndo = 1
+        let counter = Counter(manager)
+        let start = manager.stateToken
+        counter.add(1)
+        manager.endEvent()
+        counter.add(1)
+        manager.endEvent()
+        manager.undo()
+        // The first change is still applied: the history's bottom is not the start.
+        #expect(manager.stateToken != start)
+        let before = manager.stateToken
+        manager.removeAllActions()
+        #expect(manager.stateToken != before && manager.stateToken != start)
+    }
+
+    @Test func changesAreReportedAsDoneUndoneRedoneAndCleared() {
+        let manager = UndoManager()
+        var seen: [UndoManager.Change] = []
+        manager.onChange = { seen.append($0) }
+        let counter = Counter(manager)
+        counter.add(1)
+        manager.setActionName("Add")
+        manager.endEvent()
+        manager.undo()
+        manager.redo()
+        manager.removeAllActions()
+        #expect(seen == [.done("Add"), .undone("Add"), .redone("Add"), .cleared])
+    }
+}

@@ -51,6 +51,7 @@ extension ManagedObjectContext {
 
     func postObjectsDidChange() {
         guard !event.isEmpty else { return }
+        bumpGeneration()
         let changes = event
         event = EventChanges()
         post(
@@ -99,7 +100,7 @@ extension ManagedObjectContext {
         for id in changes.deleted {
             guard let object = registered.removeValue(forKey: id) else { continue }
             updated.remove(object)
-            deleted.remove(object)
+            removeDeleted(object)
             originals[ObjectIdentifier(object)] = nil
             object.flags.subtract([.changed, .deleted])
             event.deleted.insert(object)

@@ -58,6 +58,15 @@ extension ManagedObjectContext {
             }
         }
 
+        finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, dropped: droppedNow)
+    }
+
+    /// Marks written changes as saved: inserted objects are no longer new, changed ones take their new versions,
+    /// deleted ones leave; then did-save hooks and the did-save notification.
+    func finishSave(
+        inserted insertedNow: [ManagedObject], updated updatedNow: [ManagedObject], deleted deletedNow: [ManagedObject],
+        dropped droppedNow: [ManagedObject]
+    ) {
         for object in insertedNow {
             object.flags.remove(.inserted)
             object.storeVersion = 1
@@ -70,10 +79,9 @@ extension ManagedObjectContext {
             registered[object.objectID] = nil
             object.flags.subtract([.deleted, .inserted, .changed])
         }
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        clearChangeSets()
         originals.removeAll()
+        bumpGeneration()
         for object in insertedNow + updatedNow + deletedNow { object.didSave() }
         post(
             ContextNotification(
@@ -123,7 +131,7 @@ extension ManagedObjectContext {
         version == .max ? .max : version + 1
     }
 
-    private func expectedVersion(_ object: ManagedObject) -> Int64 {
+    func expectedVersion(_ object: ManagedObject) -> Int64 {
         originals[ObjectIdentifier(object)]?.version ?? object.storeVersion
     }
 
@@ -192,7 +200,7 @@ extension ManagedObjectContext {
             guard let stored = conflict.storedSnapshot else {
                 // Deleted in the store: nothing to update any more.
                 updated.remove(object)
-                deleted.remove(object)
+                removeDeleted(object)
                 object.flags.subtract([.changed, .deleted])
                 originals[ObjectIdentifier(object)] = nil
                 registered[conflict.objectID] = nil

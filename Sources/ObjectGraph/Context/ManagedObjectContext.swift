@@ -21,6 +21,9 @@ public final class ManagedObjectContext {
     var inserted = ObjectList()
     var updated = ObjectList()
     var deleted = ObjectList()
+    /// How many objects are in both `inserted` and `deleted` (inserted, then deleted before a save): they are no
+    /// change at all, so ``hasChanges`` leaves them out without building any list.
+    var droppedCount = 0
     var originals: [ObjectIdentifier: OriginalState] = [:]
     var pendingDeletes: [ManagedObject] = []
     var assignedStores: [ObjectIdentifier: String] = [:]
@@ -87,9 +90,59 @@ public final class ManagedObjectContext {
         if pendingFailures.count < 100 { pendingFailures.append(error) }
     }
 
-    /// Whether there are unsaved changes.
+    /// Whether there are unsaved changes: exactly when saving would write something (an object inserted and then
+    /// deleted is no change; a property changed and changed back is none either). Constant time.
     public var hasChanges: Bool {
-        !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !pendingDeletes.isEmpty
+        !updated.isEmpty || !pendingDeletes.isEmpty || inserted.count > droppedCount || deleted.count > droppedCount
+    }
+
+    /// How many objects are inserted, updated and deleted and not yet saved (as ``insertedObjects``,
+    /// ``updatedObjects`` and ``deletedObjects`` count them), in constant time.
+    public var changeCounts: (inserted: Int, updated: Int, deleted: Int) {
+        (inserted.count - droppedCount, updated.count, deleted.count - droppedCount)
+    }
+
+    /// A number that changes whenever the context's objects change (each processed event, undo, redo, save,
+    /// rollback, reset): compare two readings to tell whether anything happened in between — what a document's
+    /// autosave uses to know whether it has something new to write.
+    public private(set) var changeGeneration: UInt64 = 0
+
+    func bumpGeneration() { changeGeneration &+= 1 }
+
+    /// Adds an object to the inserted set, keeping ``droppedCount``.
+    func addInserted(_ object: ManagedObject) {
+        guard !inserted.contains(object) else { return }
+        inserted.insert(object)
+        if deleted.contains(object) { droppedCount += 1 }
+    }
+
+    /// Removes an object from the inserted set, keeping ``droppedCount``.
+    func removeInserted(_ object: ManagedObject) {
+        guard inserted.contains(object) else { return }
+        inserted.remove(object)
+        if deleted.contains(object) { droppedCount -= 1 }
+    }
+
+    /// Adds an object to the deleted set, keeping ``droppedCount``.
+    func addDeleted(_ object: ManagedObject) {
+        guard !deleted.contains(object) else { return }
+        deleted.insert(object)
+        if inserted.contains(object) { droppedCount += 1 }
+    }
+
+    /// Removes an object from the deleted set, keeping ``droppedCount``.
+    func removeDeleted(_ object: ManagedObject) {
+        guard deleted.contains(object) else { return }
+        deleted.remove(object)
+        if inserted.contains(object) { droppedCount -= 1 }
+    }
+
+    /// Empties the three change sets.
+    func clearChangeSets() {
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        droppedCount = 0
     }
 
     // MARK: - Lookup
@@ -238,7 +291,7 @@ public final class ManagedObjectContext {
         registered[object.objectID] = object
         object.flags.insert(.inserted)
         object.managedObjectContext = self
-        inserted.insert(object)
+        addInserted(object)
         event.inserted.insert(object)
         registerUndo(self) { context in context.undoInsert(object) }
     }
@@ -254,7 +307,7 @@ public final class ManagedObjectContext {
             return
         }
         registered[object.objectID] = nil
-        inserted.remove(object)
+        removeInserted(object)
         event.inserted.remove(object)
         object.flags.remove(.inserted)
         registerUndo(self) { context in context.register(inserted: object) }
@@ -282,7 +335,7 @@ public final class ManagedObjectContext {
         willChange(object)
         object.flags.insert(.deleted)
         if registered[object.objectID] == nil { registered[object.objectID] = object }
-        deleted.insert(object)
+        addDeleted(object)
         updated.remove(object)
         event.deleted.insert(object)
         if propagate { pendingDeletes.append(object) }
@@ -296,7 +349,7 @@ public final class ManagedObjectContext {
             return
         }
         object.flags.remove(.deleted)
-        deleted.remove(object)
+        removeDeleted(object)
         event.deleted.remove(object)
         pendingDeletes.removeAll { $0 === object }
         didChange(object)
@@ -480,9 +533,7 @@ public final class ManagedObjectContext {
             event.refreshed.insert(object)
         }
         for (id, object) in registered where object.flags.contains(.tornDown) { registered[id] = nil }
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        clearChangeSets()
         originals.removeAll()
         event.inserted.removeAll()
         event.updated.removeAll()
@@ -498,14 +549,13 @@ public final class ManagedObjectContext {
         for object in registered.values { object.tearDown() }
         for object in inserted.objects { object.tearDown() }
         registered.removeAll()
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        clearChangeSets()
         originals.removeAll()
         pendingDeletes.removeAll()
         assignedStores.removeAll()
         faultBatches.removeAll()
         event = EventChanges()
+        bumpGeneration()
     }
 
     /// Re-reads an object from its store. Without `mergeChanges` its unsaved changes are discarded and it becomes a

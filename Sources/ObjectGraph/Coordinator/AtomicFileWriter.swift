@@ -10,12 +10,22 @@ public enum AtomicFileWriter {
     public static let failureInjection = Mutex<(@Sendable (URL, Int) -> Bool)?>(nil)
 
     /// Writes `data` next to `url` and returns the transaction that puts it in place.
+    ///
+    /// A symbolic link at `url` is followed (the file it points to is replaced; the link stays). The new file takes
+    /// the old one's permissions (and its owner, where the process may set it).
     public static func prepare(_ data: Data, for url: URL) throws(StoreError) -> Transaction {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let destination = SafeReplacement.destination(for: url)
+        let directory = destination.deletingLastPathComponent()
+        let temporary = SafeReplacement.temporaryURL(beside: destination)
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else {
             throw StoreError(.io, path: url.path, "cannot create a temporary file in \(directory.path): \(errnoText())")
+        }
+        var old = stat()
+        if stat(destination.path, &old) == 0 {
+            fchmod(fd, old.st_mode & 0o7777)
+            // Only root may give a file away; for anyone else the owner is already the caller, so a refusal is moot.
+            _ = fchown(fd, old.st_uid, old.st_gid)
         }
         var failed: StoreError?
         let inject = failureInjection.withLock { $0 }
@@ -42,7 +52,7 @@ public enum AtomicFileWriter {
             unlink(temporary.path)
             throw failed
         }
-        return Transaction(temporary: temporary, destination: url)
+        return Transaction(temporary: temporary, destination: destination)
     }
 
     /// A written temporary file waiting to replace the destination.
@@ -57,11 +67,7 @@ public enum AtomicFileWriter {
                 unlink(temporary.path)
                 throw StoreError(.io, path: destination.path, "cannot move the new file into place: \(message)")
             }
-            let directory = open(destination.deletingLastPathComponent().path, O_RDONLY)
-            if directory >= 0 {
-                fsync(directory)
-                close(directory)
-            }
+            SafeReplacement.flushFolder(of: destination)
         }
 
         /// Deletes the temporary file; the destination is untouched.

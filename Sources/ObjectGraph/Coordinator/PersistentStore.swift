@@ -94,6 +94,33 @@ public protocol PersistentStore: AnyObject, Sendable {
 extension PersistentStore {
     /// Atomic stores hold no open file between saves: nothing to do.
     public func close() {}
+
+    /// Like ``close()``, reporting a failure to flush (a full disk, say), after which the file is not complete on its
+    /// own and must not be moved or copied. Stores with nothing to flush just close.
+    public func finishAndClose() throws(StoreError) {
+        if let flushing = self as? any FlushingStore {
+            try flushing.flushAndClose()
+        } else {
+            close()
+        }
+    }
+}
+
+/// A store that keeps part of its file elsewhere until it is closed (SQLite's write-ahead log) and can say when
+/// folding it back fails.
+public protocol FlushingStore: PersistentStore {
+    /// Folds everything into the main file and closes it; throws when that fails (the store is closed anyway).
+    func flushAndClose() throws(StoreError)
+}
+
+/// A store that can copy its whole file by itself, consistently and keeping what the coordinator does not model
+/// (SQLite: `VACUUM INTO`, which keeps every table, index and metadata key, in one checkpointed file). The
+/// coordinator uses it for save as and save a copy between stores of the same type.
+public protocol WholeStoreCopying: PersistentStore {
+    /// Writes a complete copy of the stored state to `temporary` (a new file), and puts anything the store keeps
+    /// beside its file (externally stored binary data) where a store at `destination` looks for it.
+    /// - Returns: the options to open the copy at `temporary` with, so that it behaves as it will at `destination`.
+    func copyWhole(to temporary: URL, destination: URL) throws(StoreError) -> [String: String]
 }
 
 /// A commit-or-abandon handle for one store's part of a save, so that a save across several stores is all or

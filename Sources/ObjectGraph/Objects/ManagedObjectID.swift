@@ -1,10 +1,11 @@
 public import Foundation
+import Synchronization
 
 /// The identity of a managed object: its entity, its store and its key in that store.
 ///
 /// An object inserted into a context has a temporary ID until it is saved; saving gives it a permanent ID from its
 /// store. Both have a URI form: `x-coredata://<store UUID>/<Entity>/p<key>` when permanent,
-/// `x-coredata:///<Entity>/t<UUID>` when temporary. IDs are immutable and `Sendable`: they are what crosses between
+/// `x-coredata:///<Entity>/t<n>` when temporary (`n` counts up from 1 in each process). IDs are immutable and `Sendable`: they are what crosses between
 /// contexts and isolation domains.
 public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The entity of the object.
@@ -13,8 +14,11 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     public let storeIdentifier: String?
     /// The key within the store (Core Data's `Z_PK`); 0 while temporary.
     public let primaryKey: Int64
-    /// The temporary identifier, for objects not yet saved.
-    public let temporaryIdentifier: UUID?
+    /// The temporary identifier, for objects not yet saved: a number unique in this process (a counter, not a random
+    /// UUID: cheap to make, and short enough to type as `Entity/t3`).
+    public let temporaryIdentifier: UInt64?
+
+    private static let temporaryCounter = Atomic<UInt64>(0)
 
     /// A permanent ID.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
@@ -29,7 +33,7 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         self.entityName = entityName
         self.storeIdentifier = nil
         self.primaryKey = 0
-        self.temporaryIdentifier = UUID()
+        self.temporaryIdentifier = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
     }
 
     /// Whether the ID is temporary (the object has not been saved).
@@ -46,7 +50,7 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     /// The URI form as text (what ``description`` prints).
     public var uriString: String {
         if let temporaryIdentifier {
-            return "x-coredata:///\(Self.escape(entityName))/t\(temporaryIdentifier.uuidString)"
+            return "x-coredata:///\(Self.escape(entityName))/t\(temporaryIdentifier)"
         }
         return "x-coredata://\(Self.escape(storeIdentifier ?? ""))/\(Self.escape(entityName))/p\(primaryKey)"
     }
@@ -70,14 +74,14 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
             }
             self.init(entityName: entity, storeIdentifier: host, primaryKey: pk)
         case "t":
-            guard parts[0].isEmpty, let uuid = UUID(uuidString: String(key)) else { return nil }
-            self.init(entityName: entity, temporary: uuid)
+            guard parts[0].isEmpty, key.allSatisfy(\.isASCII), let number = UInt64(key), number > 0 else { return nil }
+            self.init(entityName: entity, temporary: number)
         default:
             return nil
         }
     }
 
-    private init(entityName: String, temporary: UUID) {
+    private init(entityName: String, temporary: UInt64) {
         self.entityName = entityName
         self.storeIdentifier = nil
         self.primaryKey = 0

@@ -18,6 +18,9 @@ public final class UndoManager {
     final class Group {
         var actions: [Item] = []
         var actionName: String = ""
+        /// The point in the history this group leads to when done (kept by the undo and redo groups made from it),
+        /// so that ``stateToken`` reads the same after an undo and a redo.
+        var serial: UInt64 = 0
         /// The enclosing open group; cleared when this group closes, so closed groups form no cycle.
         var parent: Group?
         init(parent: Group?) { self.parent = parent }
@@ -40,6 +43,31 @@ public final class UndoManager {
     private var openedAutomatically = false
     private var disableCount = 0
     private var state: State = .normal
+    private var nextSerial: UInt64 = 1
+    /// The token of the state below the bottom of the undo stack.
+    private var baseToken: UInt64 = 0
+
+    /// What happened to the history, as ``onChange`` reports it.
+    public enum Change: Sendable, Hashable {
+        /// A group of changes was recorded (its action name).
+        case done(String)
+        /// A group was undone.
+        case undone(String)
+        /// A group was redone.
+        case redone(String)
+        /// Every action was forgotten (``removeAllActions()``).
+        case cleared
+    }
+
+    /// Called after each recorded, undone or redone group and after ``removeAllActions()``: how a document counts
+    /// its changes (NSDocument's change count: done, undone, redone, cleared).
+    public var onChange: ((Change) -> Void)?
+
+    /// Names the point in the history the graph is at: every recorded group leads to a new token, undoing returns to
+    /// the token before it, redoing to the one after. A document remembers the token at a save: the graph is at the
+    /// saved point exactly when the token is that again. After a save, an undo and a different change, the token
+    /// is new (a plain counter would read zero there, though the graph differs from the file).
+    public var stateToken: UInt64 { undoStack.last?.serial ?? baseToken }
 
     private enum State {
         case normal, undoing, redoing
@@ -118,8 +146,11 @@ public final class UndoManager {
         case .undoing: redoStack.append(group)
         case .redoing: undoStack.append(group)
         case .normal:
+            group.serial = nextSerial
+            nextSerial += 1
             undoStack.append(group)
             trim()
+            onChange?(.done(group.actionName))
         }
     }
 
@@ -193,9 +224,12 @@ public final class UndoManager {
         perform(group)
         let name = group.actionName
         let produced = openGroup!
+        // Undoing group n returns to the state before it; the redo group made here leads to n again.
+        produced.serial = group.serial
         endUndoGrouping()
         produced.actionName = name
         state = .normal
+        onChange?(newState == .undoing ? .undone(name) : .redone(name))
     }
 
     private func perform(_ group: Group) {
@@ -213,6 +247,9 @@ public final class UndoManager {
         redoStack.removeAll()
         openGroup = nil
         openedAutomatically = false
+        baseToken = nextSerial
+        nextSerial += 1
+        onChange?(.cleared)
     }
 
     /// Forgets the actions registered with `target`.
@@ -235,6 +272,10 @@ public final class UndoManager {
     }
 
     private func trim() {
-        if levelsOfUndo > 0, undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+        guard levelsOfUndo > 0, undoStack.count > levelsOfUndo else { return }
+        let dropped = undoStack.count - levelsOfUndo
+        // The state below the new bottom is the one the last dropped group led to.
+        baseToken = undoStack[dropped - 1].serial
+        undoStack.removeFirst(dropped)
     }
 }

@@ -1,0 +1,294 @@
+public import Foundation
+
+extension PersistentStoreCoordinator {
+    // MARK: - Copies and migration
+
+    /// Writes a complete copy of a store, with `changes` laid over it, to a new file of any type: what save a copy
+    /// (and autosave-elsewhere) needs, the document itself staying where it is.
+    ///
+    /// The copy is written to a temporary file beside `url` and renamed into place only when complete (a SQLite copy
+    /// is checkpointed and closed first, so it is one whole file; a stale `-wal`/`-shm` of the old file goes
+    /// first), so `url` never holds half a store. The coordinator's lock is held throughout, so no save of another
+    /// context lands halfway. Between stores of the same type that can copy themselves (SQLite), the store's own
+    /// copy is used (`VACUUM INTO`: every table and metadata key kept, externally stored data put beside the copy);
+    /// otherwise every object is read and written. The copy keeps the store's UUID.
+    ///
+    /// - Parameters:
+    ///   - changes: unsaved changes of a context to write into the copy (``ManagedObjectContext/unsavedChanges()``).
+    ///   - url: the file to write; a symbolic link is followed.
+    /// - Returns: the IDs objects have in the copy, where they differ: new objects' permanent IDs, and any objects the
+    ///   copy had to renumber (a store with one key counter, like the XML store, holding keys that repeat across
+    ///   entities).
+    @discardableResult
+    public func writeCopy(
+        of store: any PersistentStore, applying changes: UnsavedChanges = UnsavedChanges(), to url: URL, type: String,
+        options: [String: String] = [:]
+    ) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] {
+        try state.withLock { (state) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] in
+            guard let entry = state.entries.first(where: { $0.store === store }) else {
+                throw StoreError(.unsupported, "the store is not added to this coordinator")
+            }
+            return try writeCopy(of: entry, applying: changes, to: url, type: type, options: options)
+        }
+    }
+
+    /// Writes a copy of a store (with `changes` laid over it) to `url` as ``writeCopy(of:applying:to:type:options:)``
+    /// does, then puts a store opened on the copy in the old store's place and closes the old one: what save as
+    /// needs. The old file is left as it was.
+    /// - Returns: the new store, and the IDs objects have in it where they differ (see ``writeCopy(of:applying:to:type:options:)``).
+    public func replacePersistentStore(
+        _ store: any PersistentStore, withCopyAt url: URL, type: String, options: [String: String] = [:],
+        applying changes: UnsavedChanges = UnsavedChanges()
+    ) throws(StoreError) -> (store: any PersistentStore, objectIDs: [ManagedObjectID: ManagedObjectID]) {
+        guard let storeType = StoreType.named(type) else {
+            throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
+        }
+        let (replacement, mapping) = try state.withLock {
+            (state) throws(StoreError) -> (StoreEntry, [ManagedObjectID: ManagedObjectID]) in
+            guard let index = state.entries.firstIndex(where: { $0.store === store }) else {
+                throw StoreError(.unsupported, "the store is not added to this coordinator")
+            }
+            let mapping = try writeCopy(
+                of: state.entries[index], applying: changes, to: url, type: type, options: options)
+            var newOptions = options
+            newOptions["storeIdentifier"] = store.identifier
+            let opened = try storeType.make(
+                StoreDescription(
+                    type: type, url: url, configurationName: store.description.configurationName, options: newOptions))
+            let entry = try StoreEntry(store: opened, model: model)
+            guard opened.identifier == store.identifier else {
+                opened.close()
+                throw StoreError(
+                    .corrupt, path: url.path,
+                    "the copy has store UUID \(opened.identifier), not \(store.identifier): it was changed while written"
+                )
+            }
+            state.entries[index] = entry
+            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+            return (entry, mapping)
+        }
+        store.close()
+        return (replacement.store, mapping)
+    }
+
+    /// Writes every object of `store` to a new store of `type` at `url` and puts the new store in its place, with the
+    /// same UUID (Core Data's `migratePersistentStore`). The old file is left as it was and the old store is closed.
+    ///
+    /// Objects keep their IDs unless the new store has to renumber them (see
+    /// ``writeCopy(of:applying:to:type:options:)``): pass the contexts using the coordinator, and their objects
+    /// follow — registered objects take their new IDs, unchanged ones are read again from the new store, and
+    /// changed ones keep their changes with the new store's versions, so their next save does not see a conflict
+    /// that is not there.
+    @discardableResult
+    public func migratePersistentStore(
+        _ store: any PersistentStore, to url: URL, type: String, options: [String: String] = [:],
+        contexts: [ManagedObjectContext] = []
+    ) throws(StoreError) -> any PersistentStore {
+        let (replacement, mapping) = try replacePersistentStore(store, withCopyAt: url, type: type, options: options)
+        for context in contexts { try context.storeWasReplaced(mapping: mapping) }
+        return replacement
+    }
+
+    /// The version of an object its store holds now (bypassing the row cache); `nil` when the object is gone.
+    func storedVersion(of id: ManagedObjectID) throws(StoreError) -> Int64? {
+        try state.withLock { (state) throws(StoreError) -> Int64? in try state.currentVersion(of: id) }
+    }
+
+    /// Writes the copy (under the coordinator's lock, which the caller holds).
+    private func writeCopy(
+        of entry: StoreEntry, applying changes: UnsavedChanges, to url: URL, type: String, options: [String: String]
+    ) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] {
+        guard let storeType = StoreType.named(type) else {
+            throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
+        }
+        let source = entry.store
+        let destination = SafeReplacement.destination(for: url)
+        if destination.standardizedFileURL
+            == source.description.url.map(SafeReplacement.destination(for:))?
+            .standardizedFileURL
+        {
+            throw StoreError(.unsupported, path: url.path, "is the store's own file; a copy cannot replace it")
+        }
+        let temporary = SafeReplacement.temporaryURL(beside: destination)
+        var options = options
+        options["storeIdentifier"] = source.identifier
+        options["readOnly"] = nil
+        var target: (any PersistentStore)?
+        do {
+            let mapping: [ManagedObjectID: ManagedObjectID]
+            let written: any PersistentStore
+            if let copying = source as? any WholeStoreCopying, source.description.type == type {
+                options.merge(try copying.copyWhole(to: temporary, destination: destination)) { $1 }
+                written = try storeType.make(
+                    StoreDescription(
+                        type: type, url: temporary, configurationName: source.description.configurationName,
+                        options: options))
+                target = written
+                let copy = try StoreEntry(store: written, model: model)
+                mapping = try apply(changes, to: copy)
+            } else {
+                written = try storeType.make(
+                    StoreDescription(
+                        type: type, url: temporary, configurationName: source.description.configurationName,
+                        options: options))
+                target = written
+                var metadata = source.metadata
+                metadata["NSStoreType"] = .string(type)
+                written.metadata = metadata
+                let scope = (written as? any AtomicStore)?.primaryKeyScope ?? .perRootEntity
+                let snapshots: [ObjectSnapshot]
+                (snapshots, mapping) = try laidOver(
+                    entry.allSnapshots(model: model), changes, scope: scope, identifier: source.identifier)
+                let copy = try StoreEntry(store: written, model: model, load: false)
+                let (transaction, apply) = try copy.prepare(
+                    inserted: snapshots, updated: [], deleted: [], model: model)
+                try transaction.commit()
+                apply()
+            }
+            target = nil
+            try written.finishAndClose()
+            try SafeReplacement.replace(destination, with: temporary)
+            return mapping
+        } catch {
+            target?.close()
+            SafeReplacement.removeTemporary(temporary)
+            throw error.replacingPath(temporary.path, with: destination.path)
+        }
+    }
+
+    /// Writes `changes` into a copy opened as `copy`: new objects get keys there.
+    private func apply(_ changes: UnsavedChanges, to copy: StoreEntry) throws(StoreError)
+        -> [ManagedObjectID: ManagedObjectID]
+    {
+        guard !changes.isEmpty else { return [:] }
+        var byRoot: [String: [ManagedObjectID]] = [:]
+        for snapshot in changes.inserted {
+            byRoot[model.rootEntity(of: snapshot.objectID.entityName), default: []].append(snapshot.objectID)
+        }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for (root, ids) in byRoot.sorted(by: { $0.key < $1.key }) {
+            let keys = try copy.allocateKeys(root: root, count: ids.count)
+            for (id, key) in zip(ids, keys) {
+                mapping[id] = ManagedObjectID(
+                    entityName: id.entityName, storeIdentifier: copy.store.identifier, primaryKey: key)
+            }
+        }
+        let inserted = changes.inserted.map { $0.mappingIDs(mapping) }
+        let updated = changes.updated.map { update in
+            var moved = update
+            moved.snapshot = update.snapshot.mappingIDs(mapping)
+            return moved
+        }
+        let (transaction, apply) = try copy.prepare(
+            inserted: inserted, updated: updated, deleted: changes.deleted, model: model)
+        try transaction.commit()
+        apply()
+        return mapping
+    }
+
+    /// Every stored object with `changes` laid over it: changed properties replaced, deleted objects left out, new
+    /// objects added with keys after the highest in use (one counter for a `.store` scope), renumbered where the
+    /// scope needs keys unique across entities.
+    private func laidOver(
+        _ stored: [ObjectSnapshot], _ changes: UnsavedChanges, scope: PrimaryKeyScope, identifier: String
+    ) throws(StoreError) -> ([ObjectSnapshot], [ManagedObjectID: ManagedObjectID]) {
+        var snapshots = stored
+        var position: [ManagedObjectID: Int] = [:]
+        position.reserveCapacity(snapshots.count)
+        for (i, snapshot) in snapshots.enumerated() { position[snapshot.objectID] = i }
+        for update in changes.updated {
+            guard let i = position[update.snapshot.objectID] else {
+                throw StoreError(
+                    .conflict, "\(update.snapshot.objectID) is no longer in the store",
+                    conflicts: [
+                        SaveConflict(
+                            objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion,
+                            storedSnapshot: nil)
+                    ])
+            }
+            snapshots[i].apply(update)
+        }
+        let deleted = Set(changes.deleted.map(\.objectID))
+        if !deleted.isEmpty { snapshots.removeAll { deleted.contains($0.objectID) } }
+        var highest: [String: Int64] = [:]
+        var overall: Int64 = 0
+        for snapshot in stored {
+            let root = model.rootEntity(of: snapshot.objectID.entityName)
+            highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
+            overall = max(overall, snapshot.objectID.primaryKey)
+        }
+        if case .store(let floor) = scope { overall = max(overall, floor) }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for snapshot in changes.inserted {
+            let id = snapshot.objectID
+            let root = model.rootEntity(of: id.entityName)
+            let last: Int64
+            if case .store = scope { last = overall } else { last = highest[root] ?? 0 }
+            let (next, overflow) = last.addingReportingOverflow(1)
+            guard !overflow else {
+                throw StoreError(.corrupt, "the store's keys reach \(last): no room for new objects")
+            }
+            if case .store = scope { overall = next } else { highest[root] = next }
+            mapping[id] = ManagedObjectID(
+                entityName: id.entityName, storeIdentifier: identifier, primaryKey: next)
+        }
+        if !mapping.isEmpty {
+            for i in snapshots.indices { snapshots[i] = snapshots[i].mappingIDs(mapping) }
+            snapshots += changes.inserted.map { $0.mappingIDs(mapping) }
+        }
+        guard case .store(let floor) = scope else { return (snapshots, mapping) }
+        let (renumbered, moved) = Self.renumbered(snapshots, startingAfter: floor)
+        guard !moved.isEmpty else { return (snapshots, mapping) }
+        var combined = moved
+        for (temporary, assigned) in mapping {
+            combined[temporary] = moved[assigned] ?? assigned
+            // The first key a new object got was never seen outside: only its final one is.
+            combined[assigned] = nil
+        }
+        return (renumbered, combined)
+    }
+
+    /// Gives every object a key unique in the whole store (for stores with one counter, like the XML store), keeping
+    /// relationships pointing at the same objects; returns the snapshots and the IDs that changed (none when the
+    /// keys are already unique and above `floor`).
+    static func renumbered(_ snapshots: [ObjectSnapshot], startingAfter floor: Int64) -> (
+        [ObjectSnapshot], [ManagedObjectID: ManagedObjectID]
+    ) {
+        let keys = snapshots.map(\.objectID.primaryKey)
+        let rootsShareKeys = Set(keys).count != keys.count
+        guard rootsShareKeys || (keys.min() ?? floor + 1) <= floor else { return (snapshots, [:]) }
+        let ordered = snapshots.sorted {
+            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for (i, snapshot) in ordered.enumerated() {
+            let id = snapshot.objectID
+            mapping[id] = ManagedObjectID(
+                entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "", primaryKey: floor + 1 + Int64(i))
+        }
+        return (ordered.map { $0.mappingIDs(mapping) }, mapping)
+    }
+}
+
+extension ObjectSnapshot {
+    /// The snapshot with its ID and every relationship's destinations replaced where `mapping` has them.
+    func mappingIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) -> ObjectSnapshot {
+        guard !mapping.isEmpty else { return self }
+        func map(_ id: ManagedObjectID) -> ManagedObjectID { mapping[id] ?? id }
+        var copy = self
+        copy.objectID = map(objectID)
+        copy.toOne = toOne.mapValues { $0.map(map) }
+        copy.toMany = toMany.mapValues { $0.map(map) }
+        return copy
+    }
+}
+
+extension StoreError {
+    /// The error with a temporary file's path replaced by the path the user gave.
+    func replacingPath(_ temporary: String, with path: String) -> StoreError {
+        var error = self
+        if error.path == temporary { error.path = path }
+        error.message = error.message.replacingOccurrences(of: temporary, with: path)
+        return error
+    }
+}

@@ -1,0 +1,65 @@
+public import Foundation
+
+/// How a file is replaced without ever being half-written: the new contents go to a temporary file in the same folder
+/// (so the rename cannot cross file systems), are flushed, and are renamed over the old file; the folder is flushed
+/// after. A crash before the rename leaves the old file as it was plus, at most, a temporary file named
+/// `.<name>.docutil-tmp-<pid>-<random>`, which ``sweepStaleTemporaries(beside:)`` removes once its process is gone.
+public enum SafeReplacement {
+    /// The part of a temporary file's name that marks it as ours.
+    public static let marker = ".docutil-tmp-"
+
+    /// A new temporary path beside `destination` (nothing is created).
+    public static func temporaryURL(beside destination: URL) -> URL {
+        destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent)\(marker)\(getpid())-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// The file a save writes for `url`: the target of a symbolic link (the link itself is kept), else `url`.
+    public static func destination(for url: URL) -> URL {
+        url.resolvingSymlinksInPath()
+    }
+
+    /// Puts `temporary` in place of `destination`: SQLite side files of the old destination go first (they would be
+    /// replayed onto the new file), then the rename, then the folder is flushed.
+    public static func replace(_ destination: URL, with temporary: URL) throws(StoreError) {
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(destination.path + suffix) }
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            removeTemporary(temporary)
+            throw StoreError(.io, path: destination.path, "cannot move the new file into place: \(reason)")
+        }
+        flushFolder(of: destination)
+    }
+
+    /// Flushes the folder holding `url`, so that a rename in it survives a power cut.
+    public static func flushFolder(of url: URL) {
+        let folder = open(url.deletingLastPathComponent().path, O_RDONLY)
+        guard folder >= 0 else { return }
+        fsync(folder)
+        close(folder)
+    }
+
+    /// Removes a temporary file and any SQLite side files made beside it.
+    public static func removeTemporary(_ url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(url.path + suffix) }
+    }
+
+    /// Removes temporary files beside `destination` left by saves of processes that are no longer running (killed in
+    /// the middle of a save). Returns how many were removed.
+    @discardableResult
+    public static func sweepStaleTemporaries(beside destination: URL) -> Int {
+        let folder = destination.deletingLastPathComponent()
+        let prefix = ".\(destination.lastPathComponent)\(marker)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let pid = Int32(rest.prefix { $0 != "-" }), pid > 0 else { continue }
+            // A live process (or one we may not signal) may still be writing it.
+            if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
+            let path = folder.appendingPathComponent(name).path
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,168 @@
+import BinaryStore
+import Foundation
+import ObjectGraph
+import SQLiteStore
+import TestSupport
+import Testing
+import XMLStore
+
+/// Copies of a store with a context's unsaved changes laid over it (save a copy, save as), and migration that
+/// contexts follow, between every pair of file store types.
+struct CopyAndMigrationTests {
+    static let fileStores = StoreUnderTest.all.filter {
+        [SQLiteStore.typeName, XMLStore.typeName, BinaryStore.typeName].contains($0.type)
+    }
+    static let pairs: [(StoreUnderTest, StoreUnderTest)] = fileStores.flatMap { a in fileStores.map { (a, $0) } }
+
+    /// A saved store (Sales: Ann, Bob; Research: Cy) and a context with unsaved changes over it: Ann renamed to
+    /// Anna, Bob deleted, Dee inserted into Research, a new department Ops with Eve.
+    static func editedStore(_ store: StoreUnderTest) throws -> (ManagedObjectContext, URL) {
+        let coordinator = try store.makeCoordinator(model: try Company.model())
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        let research = try Company.department("Research", staff: ["Cy"], in: context)
+        try context.save()
+        let url = try #require(coordinator.persistentStores.first?.description.url)
+        let ann = try #require(try find(context, "Employee", "Ann"))
+        try ann.setValue(.string("Anna"), forKey: "name")
+        context.delete(try #require(try find(context, "Employee", "Bob")))
+        let dee = try context.insertNewObject(forEntityName: "Employee")
+        try dee.setValue(.string("Dee"), forKey: "name")
+        try dee.setObject(research, forKey: "department")
+        try Company.department("Ops", staff: ["Eve"], in: context)
+        context.processPendingChanges()
+        return (context, url)
+    }
+
+    static func find(_ context: ManagedObjectContext, _ entity: String, _ name: String) throws -> ManagedObject? {
+        try context.fetch(
+            FetchRequest(entityName: entity, predicate: try ObjectPredicate(format: "name == %@", FormatArgument(name)))
+        )
+        .first
+    }
+
+    /// Names of the employees of each department in a file, read by a new coordinator.
+    static func staff(in url: URL, type: String) throws -> [String: [String]] {
+        let coordinator = PersistentStoreCoordinator(model: try Company.model())
+        try coordinator.addPersistentStore(type: type, url: url, options: ["readOnly": "YES"])
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var result: [String: [String]] = [:]
+        for department in try context.fetch(FetchRequest(entityName: "Department")) {
+            let name = try department.attributeValue(forKey: "name").stringValue ?? "?"
+            result[name] = try department.objects(forKey: "employees")
+                .map { try $0.attributeValue(forKey: "name").stringValue ?? "?" }.sorted()
+        }
+        return result
+    }
+
+    static let before = ["Sales": ["Ann", "Bob"], "Research": ["Cy"]]
+    static let after = ["Sales": ["Anna"], "Research": ["Cy", "Dee"], "Ops": ["Eve"]]
+
+    @Test(arguments: pairs)
+    func aCopyHoldsTheUnsavedChangesAndTheOriginalStaysAsItWas(from: StoreUnderTest, to: StoreUnderTest) throws {
+        let (context, url) = try Self.editedStore(from)
+        let original = try Data(contentsOf: url)
+        let copy = url.deletingLastPathComponent().appendingPathComponent("copy.\(to.fileExtension ?? "x")")
+        let changes = try context.unsavedChanges()
+        #expect(changes.inserted.count == 3 && changes.deleted.count == 1)
+        let coordinator = context.persistentStoreCoordinator
+        let mapping = try coordinator.writeCopy(
+            of: try #require(coordinator.persistentStores.first), applying: changes, to: copy, type: to.type)
+        // Every new object got a permanent ID in the copy.
+        for snapshot in changes.inserted { #expect(mapping[snapshot.objectID]?.isTemporary == false) }
+        #expect(try Self.staff(in: copy, type: to.type) == Self.after)
+        // The document's own file and its context are as they were: still edited, nothing written.
+        #expect(try Data(contentsOf: url) == original)
+        #expect(context.hasChanges)
+        #expect(try Self.staff(in: url, type: from.type) == Self.before)
+        // One complete file: no side files or temporary files beside the copy.
+        let names = try FileManager.default.contentsOfDirectory(atPath: copy.deletingLastPathComponent().path)
+        #expect(!names.contains { $0.contains("copy.") && $0 != copy.lastPathComponent })
+        #expect(!names.contains { $0.contains(SafeReplacement.marker) })
+    }
+
+    @Test(arguments: pairs)
+    func replacingTheStoreWithACopyLetsTheContextGoOn(from: StoreUnderTest, to: StoreUnderTest) throws {
+        let (context, url) = try Self.editedStore(from)
+        let original = try Data(contentsOf: url)
+        let coordinator = context.persistentStoreCoordinator
+        let target = url.deletingLastPathComponent().appendingPathComponent("moved.\(to.fileExtension ?? "x")")
+        try context.validateForSave()
+        let (store, mapping) = try coordinator.replacePersistentStore(
+            try #require(coordinator.persistentStores.first), withCopyAt: target, type: to.type,
+            applying: try context.unsavedChanges())
+        context.adoptSavedChanges(mapping: mapping)
+        #expect(!context.hasChanges)
+        #expect(store.description.url == target)
+        #expect(coordinator.persistentStores.count == 1)
+        // The old file keeps its contents (a SQLite file's log is folded into it when its store closes).
+        if from.type != SQLiteStore.typeName { #expect(try Data(contentsOf: url) == original) }
+        #expect(try Self.staff(in: url, type: from.type) == Self.before)
+        // The same objects keep working: Dee (new, now saved) is changed and saved into the new file.
+        let dee = try #require(try Self.find(context, "Employee", "Dee"))
+        #expect(!dee.objectID.isTemporary)
+        try dee.setValue(.integer32(4242), forKey: "salary")
+        try context.save()
+        var expected = Self.after
+        expected["Research"] = ["Cy", "Dee"]
+        #expect(try Self.staff(in: target, type: to.type) == expected)
+        let reread = try #require(try Self.find(context, "Employee", "Anna"))
+        #expect(try reread.value(forKeyPath: "department.name") == .string("Sales"))
+        // Undo still works across the save as: the salary goes back, and saving writes that.
+        context.undo()
+        #expect(context.hasChanges)
+        try context.save()
+        let check = PersistentStoreCoordinator(model: try Company.model())
+        try check.addPersistentStore(type: to.type, url: target, options: ["readOnly": "YES"])
+        let fresh = ManagedObjectContext(coordinator: check)
+        #expect(try Self.find(fresh, "Employee", "Dee")?.attributeValue(forKey: "salary") == .integer32(1000))
+    }
+
+    @Test func aMigrationThatRenumbersKeepsTheContextsObjectsAndTheirChanges() throws {
+        // SQLite numbers keys per entity (Department 1, Employee 1…); the XML store has one counter, so the
+        // migration renumbers, and a context holding objects and unsaved changes must follow without a conflict.
+        let sqlite = try #require(Self.fileStores.first { $0.type == SQLiteStore.typeName })
+        let coordinator = try sqlite.makeCoordinator(model: try Company.model())
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        try context.save()
+        let ann = try #require(try Self.find(context, "Employee", "Ann"))
+        let oldID = ann.objectID
+        try ann.setValue(.integer32(7000), forKey: "salary")
+        let url = try #require(coordinator.persistentStores.first?.description.url)
+        let xml = url.deletingLastPathComponent().appendingPathComponent("migrated.xml")
+        try coordinator.migratePersistentStore(
+            try #require(coordinator.persistentStores.first), to: xml, type: XMLStore.typeName, contexts: [context])
+        #expect(ann.objectID != oldID)
+        #expect(context.registeredObject(for: ann.objectID) === ann)
+        #expect(ann.hasChanges)
+        try context.save()
+        let check = PersistentStoreCoordinator(model: try Company.model())
+        try check.addPersistentStore(type: XMLStore.typeName, url: xml, options: ["readOnly": "YES"])
+        let fresh = ManagedObjectContext(coordinator: check)
+        #expect(try Self.find(fresh, "Employee", "Ann")?.attributeValue(forKey: "salary") == .integer32(7000))
+        #expect(try Self.find(fresh, "Employee", "Bob")?.value(forKeyPath: "department.name") == .string("Sales"))
+    }
+
+    @Test func aCopyThatCannotBeWrittenLeavesNothing() throws {
+        let sqlite = try #require(Self.fileStores.first { $0.type == SQLiteStore.typeName })
+        let (context, url) = try Self.editedStore(sqlite)
+        let folder = url.deletingLastPathComponent()
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let coordinator = context.persistentStoreCoordinator
+        let store = try #require(coordinator.persistentStores.first)
+        // Writing over the store's own file is refused.
+        #expect(throws: StoreError.self) {
+            try coordinator.writeCopy(of: store, applying: try context.unsavedChanges(), to: url, type: "XML")
+        }
+        // A failing write (injected) leaves no temporary file.
+        AtomicFileWriter.failureInjection.withLock { $0 = { url, _ in url.lastPathComponent.contains("failing.xml") } }
+        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
+        #expect(throws: StoreError.self) {
+            try coordinator.writeCopy(
+                of: store, applying: try context.unsavedChanges(), to: folder.appendingPathComponent("failing.xml"),
+                type: "XML")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
+    }
+}
