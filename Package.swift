@@ -101,6 +101,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "DocumentsTests",
+            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "SQLiteStore", "TestSupport", "CSQLite"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "DocUtilCLITests",
             dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "TestSupport"],
             swiftSettings: strictSettings

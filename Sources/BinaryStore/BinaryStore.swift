@@ -1,5 +1,5 @@
 import CZlib
-public import Foundation
+import Foundation
 import ModelFiles
 public import ObjectGraph
 

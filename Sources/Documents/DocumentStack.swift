@@ -8,11 +8,15 @@ import XMLStore
 /// Why a document could not be opened or written, with the exit status `docutil` uses for it.
 public struct DocumentError: Error, Sendable, CustomStringConvertible {
     public enum Code: Int32, Sendable {
+        /// The operation is refused as asked (closing a document with unsaved changes without discarding them).
+        case refused = 64
         case badData = 65
         case noInput = 66
         case unsupported = 69
         case cannotCreate = 73
         case io = 74
+        /// The document changed on disk since it was read, or another process has it open for writing.
+        case conflict = 75
     }
 
     public var code: Code
@@ -121,6 +125,30 @@ public enum DocumentStack {
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
         }
+        let (model, source, warnings) = try chooseModel(for: url, type: type, given: modelURL)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store: any PersistentStore
+        var options: [String: String] = readOnly ? ["readOnly": "YES"] : [:]
+        if lenient { options["lenientValues"] = "YES" }
+        do {
+            store = try coordinator.addPersistentStore(type: type, url: url, options: options)
+        } catch {
+            throw DocumentError(error)
+        }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        context.undoManager = nil
+        return OpenedDocument(
+            url: url, storeType: type, coordinator: coordinator, store: store, context: context, modelSource: source,
+            warnings: warnings)
+    }
+
+    /// The model to read a document with: the one given (`--model`), else the one the document carries (embedded,
+    /// Z_MODELCACHE), else one inferred from an Apple XML store; with where it came from (`given`, `embedded`,
+    /// `Z_MODELCACHE`, `inferred`) and warnings worth telling the user.
+    public static func chooseModel(for url: URL, type: String, given modelURL: URL?) throws(DocumentError) -> (
+        model: ManagedObjectModel, source: String, warnings: [String]
+    ) {
+        registerStoreTypes()
         var warnings: [String] = []
         var source = "embedded"
         var model: ManagedObjectModel
@@ -189,20 +217,7 @@ public enum DocumentStack {
                 }
             }
         }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        let store: any PersistentStore
-        var options: [String: String] = readOnly ? ["readOnly": "YES"] : [:]
-        if lenient { options["lenientValues"] = "YES" }
-        do {
-            store = try coordinator.addPersistentStore(type: type, url: url, options: options)
-        } catch {
-            throw DocumentError(error)
-        }
-        let context = ManagedObjectContext(coordinator: coordinator)
-        context.undoManager = nil
-        return OpenedDocument(
-            url: url, storeType: type, coordinator: coordinator, store: store, context: context, modelSource: source,
-            warnings: warnings)
+        return (model, source, warnings)
     }
 
     /// The model text a document carries, read, with errors naming the document.

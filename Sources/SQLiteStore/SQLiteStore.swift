@@ -1,6 +1,6 @@
 import CSQLite
 public import Foundation
-public import ModelFiles
+import ModelFiles
 public import ObjectGraph
 
 /// Core Data's SQLite store (`NSSQLiteStoreType`) on libsqlite3, with Apple's schema: stores from iOS and macOS
@@ -166,6 +166,24 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     public static func externalDataDirectory(for url: URL) -> URL {
         url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    /// A number that changes when another connection (another process) commits a change to the file, and only then:
+    /// SQLite's `data_version`. Checkpoints and this store's own saves leave it alone, so a document compares two
+    /// readings to tell whether someone else changed it.
+    public func externalChangeCounter() throws(StoreError) -> Int64 {
+        do {
+            guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first else {
+                throw StoreError(.io, path: description.url?.path, "cannot read the data version")
+            }
+            return version
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteStoreError {
+            throw storeError(error)
+        } catch {
+            throw StoreError(.io, path: description.url?.path, "\(error)")
+        }
     }
 
     /// Folds the write-ahead log into the file and closes it, reporting a failure (``checkpointAndClose()``).

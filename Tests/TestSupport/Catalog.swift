@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 
 /// A model with every attribute type, inheritance, and every kind of relationship (to-one/to-many pairs, ordered,

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 
 /// A model with composite attributes, nested: each quake has a magnitude (a Richter value, a scale name and the

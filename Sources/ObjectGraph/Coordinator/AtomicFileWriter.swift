@@ -12,12 +12,14 @@ public enum AtomicFileWriter {
     /// Writes `data` next to `url` and returns the transaction that puts it in place.
     ///
     /// A symbolic link at `url` is followed (the file it points to is replaced; the link stays). The new file takes
-    /// the old one's permissions (and its owner, where the process may set it).
-    public static func prepare(_ data: Data, for url: URL) throws(StoreError) -> Transaction {
+    /// the old one's permissions (and its owner, where the process may set it); a new file gets `permissions`.
+    public static func prepare(_ data: Data, for url: URL, permissions: mode_t = 0o644) throws(StoreError)
+        -> Transaction
+    {
         let destination = SafeReplacement.destination(for: url)
         let directory = destination.deletingLastPathComponent()
         let temporary = SafeReplacement.temporaryURL(beside: destination)
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard fd >= 0 else {
             throw StoreError(.io, path: url.path, "cannot create a temporary file in \(directory.path): \(errnoText())")
         }

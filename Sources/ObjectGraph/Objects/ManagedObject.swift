@@ -75,6 +75,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     public var hasChanges: Bool { !flags.isDisjoint(with: [.inserted, .deleted, .changed]) }
     /// The entity's name.
     public var entityName: String { entity.name }
+    /// The store version the object's values were read at (Core Data's `Z_OPT`; 0 for a fault or a new object).
+    public var storedVersion: Int64 { storeVersion }
 
     public var description: String {
         "<\(entity.name) \(objectID)\(isFault ? " fault" : "")>"

@@ -1,0 +1,104 @@
+import BinaryStore
+public import Foundation
+import ObjectGraph
+import SQLiteStore
+import Synchronization
+import XMLStore
+
+/// A kind of document: its name, file extensions, the store type that holds it, whether documents of it can be
+/// saved or only imported, and how a file of it is recognised.
+///
+/// The three file store types (XML, binary, SQLite) are registered by default. An app registers its own: a store
+/// type it added to ``StoreType``, or an import-only type (a legacy format) whose documents a
+/// ``PersistentDocument`` subclass reads in ``PersistentDocument/read(from:ofType:into:)``.
+public struct DocumentType: Sendable, CustomStringConvertible {
+    /// The type's name (`"XML"`, `"Binary"`, `"SQLite"`, or an app's).
+    public var name: String
+    /// File extensions, without the dot, lowercase; the first is the one new files get.
+    public var fileExtensions: [String]
+    /// The store type that holds documents of this type (``StoreType`` name); `nil` for a type that is only
+    /// imported, whose documents open untitled and must be saved as a writable type.
+    public var storeType: String?
+    /// Whether documents of this type can be saved (a store type that can write).
+    public var isWritable: Bool
+    /// Options for the store of a document of this type (for SQLite: `journalMode`, set when the file is created).
+    public var storeOptions: [String: String]
+    /// Recognises a file of this type from its contents (first bytes); `nil` to go by extension only.
+    public var recognizes: (@Sendable (URL) -> Bool)?
+
+    /// Creates a document type.
+    public init(
+        name: String, fileExtensions: [String], storeType: String?, isWritable: Bool = true,
+        storeOptions: [String: String] = [:], recognizes: (@Sendable (URL) -> Bool)? = nil
+    ) {
+        self.name = name
+        self.fileExtensions = fileExtensions.map { $0.lowercased() }
+        self.storeType = storeType
+        self.isWritable = isWritable && storeType != nil
+        self.storeOptions = storeOptions
+        self.recognizes = recognizes
+    }
+
+    public var description: String { name }
+
+    /// The XML store (Apple's format): `.xml`, `.storedata`.
+    public static let xml = DocumentType(
+        name: XMLStore.typeName, fileExtensions: ["xml", "storedata"], storeType: XMLStore.typeName,
+        recognizes: { StoreType.named(XMLStore.typeName)?.recognizes?($0) ?? false })
+    /// Our binary store: `.binary`, `.dubstore`, `.bin`.
+    public static let binary = DocumentType(
+        name: BinaryStore.typeName, fileExtensions: ["binary", "dubstore", "bin"], storeType: BinaryStore.typeName,
+        recognizes: { StoreType.named(BinaryStore.typeName)?.recognizes?($0) ?? false })
+    /// The SQLite store (Apple's schema): `.sqlite`, `.sqlite3`, `.db`. A new document is created in rollback
+    /// (`DELETE`) journal mode, so the document is one file between saves; an existing one keeps its mode.
+    public static let sqlite = DocumentType(
+        name: SQLiteStore.typeName, fileExtensions: ["sqlite", "sqlite3", "db"], storeType: SQLiteStore.typeName,
+        storeOptions: ["journalMode": "DELETE"], recognizes: { SQLiteStoreFile.isSQLite($0) })
+}
+
+/// The document types an app knows: the three file store types, and any it registers.
+public enum DocumentTypeRegistry {
+    private static let registry = Mutex<[DocumentType]>([.xml, .binary, .sqlite])
+
+    /// Registers a type (replacing one of the same name).
+    public static func register(_ type: DocumentType) {
+        registry.withLock { types in
+            types.removeAll { $0.name.lowercased() == type.name.lowercased() }
+            types.append(type)
+        }
+    }
+
+    /// Every registered type, the built-in ones first.
+    public static var types: [DocumentType] {
+        DocumentStack.registerStoreTypes()
+        return registry.withLock { $0 }
+    }
+
+    /// The type with this name (case does not matter).
+    public static func type(named name: String) -> DocumentType? {
+        types.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// The type of an existing file: by its contents first, then by its extension; `nil` when neither tells.
+    public static func type(of url: URL) -> DocumentType? {
+        let all = types
+        if let found = all.first(where: { $0.recognizes?(url) ?? false }) { return found }
+        return type(forExtensionOf: url)
+    }
+
+    /// The type a file name's extension stands for.
+    public static func type(forExtensionOf url: URL) -> DocumentType? {
+        let ext = url.pathExtension.lowercased()
+        guard !ext.isEmpty else { return nil }
+        return types.first { $0.fileExtensions.contains(ext) }
+    }
+
+    /// The type named by `name` (a type name or an extension, as `--type` takes), else the one `url`'s extension
+    /// stands for.
+    public static func type(forName name: String?, url: URL?) -> DocumentType? {
+        if let name {
+            return type(named: name) ?? types.first { $0.fileExtensions.contains(name.lowercased()) }
+        }
+        return url.flatMap(type(forExtensionOf:))
+    }
+}

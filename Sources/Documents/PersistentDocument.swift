@@ -1,0 +1,727 @@
+public import Foundation
+import ModelFiles
+public import ObjectGraph
+import SQLiteStore
+
+/// A document backed by one persistent store: a file (or none, while untitled), its type, a model, a coordinator
+/// with the store, and a context with its undo manager. It tracks whether it differs from its file, saves in place,
+/// as another file (and type), or as a copy, reverts, autosaves to a sidecar and recovers from it, refuses to
+/// overwrite a file someone else changed, and lets one process at a time open it for writing — the contract of
+/// AppKit's `NSPersistentDocument`, brought to Linux.
+///
+/// **Edited.** ``isEdited`` is true exactly when saving would change the file: the context's unsaved changes
+/// (constant time, content-based — an object inserted then deleted, or a value changed and changed back, is no
+/// change), or contents the file does not have yet (an import, a recovered autosave, a new document). Undo history
+/// survives saves: undoing after a save makes the document edited again, and saving writes the undone state.
+/// ``savePointToken`` marks the save in the undo history (``UndoManager/stateToken``).
+///
+/// **Subclass hooks**, in `NSPersistentDocument`'s spirit: ``managedObjectModel(for:ofType:)`` (the model, a class
+/// method because the stack is built from it), ``persistentStoreType(for:)``,
+/// ``configurePersistentStoreCoordinator(for:ofType:storeType:options:)`` and, for types that are only imported,
+/// ``read(from:ofType:into:)``.
+///
+/// A document and its context belong to one isolation domain, like the context.
+open class PersistentDocument {
+    /// The document's file; `nil` while untitled (new, or imported from a file it will not be saved over).
+    public private(set) var fileURL: URL?
+    /// The document's type.
+    public private(set) var fileType: DocumentType
+    /// The coordinator, with the document's one store.
+    public let coordinator: PersistentStoreCoordinator
+    /// The context the document's objects live in.
+    public let managedObjectContext: ManagedObjectContext
+    /// Whether the document was opened to read only: saving in place is refused (save as and save a copy work).
+    public let isReadOnly: Bool
+    /// Where the model came from (`given`, `embedded`, `Z_MODELCACHE`, `inferred`, `new`).
+    public private(set) var modelSource: String
+    /// Things worth telling the user about the open (an inferred model, differing version hashes…).
+    public private(set) var warnings: [String] = []
+    /// The file the document was imported from, for a type that is only imported.
+    public private(set) var importedFrom: URL?
+    /// An autosaved version left by an earlier session, found when the document was opened (recover or discard it).
+    public private(set) var foundAutosave: AutosaveInfo?
+    /// Seconds between autosaves, or `nil` for no autosave (the default).
+    public var autosaveInterval: TimeInterval?
+    /// When this session last autosaved.
+    public private(set) var lastAutosave: Date?
+    /// NSDocument's change count, by kind: changes done, undone and redone since the last save or revert.
+    public private(set) var changeCount = (done: 0, undone: 0, redone: 0)
+    /// The point in the undo history the document was last saved at (``UndoManager/stateToken``).
+    public private(set) var savePointToken: UInt64 = 0
+
+    /// The program named in the lock file (`docutil open`, or an app's name).
+    let program: String
+    var lock: DocumentLock?
+    var fingerprint: FileFingerprint?
+    var dataVersion: Int64?
+    /// Whether the document has contents its file lacks that the context does not show as changes.
+    var contentsNotInFile = false
+    /// Whether there is no file yet (a new document: its first save writes it).
+    var isNew: Bool
+    /// Whether this session wrote (or recovered, and so took over) the autosave sidecar.
+    var ownsSidecar = false
+    var autosavedGeneration: UInt64?
+    var lastAutosaveAttempt = Date.distantPast
+    var untitledSidecar: URL?
+
+    // MARK: - Opening
+
+    /// Opens an existing document.
+    ///
+    /// - Parameters:
+    ///   - typeName: the document type's name; `nil` to find it from the file's first bytes, then its extension.
+    ///   - model: the model to read it with; `nil` for ``managedObjectModel(for:ofType:)`` (the one it carries).
+    ///   - readOnly: open without the lock and without ever writing the file.
+    ///   - program: the name the lock file records.
+    /// - Throws: ``DocumentError``: `noInput` for a missing file, `conflict` when another process has it open for
+    ///   writing, `badData`/`unsupported`/`io` when it cannot be read.
+    public required init(
+        contentsOf url: URL, ofType typeName: String? = nil, model: ManagedObjectModel? = nil, readOnly: Bool = false,
+        program: String = "docutil"
+    ) throws(DocumentError) {
+        DocumentStack.registerStoreTypes()
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: url.path)
+        } catch {
+            throw DocumentError(.io, error.description)
+        }
+        switch kind {
+        case .regularFile: break
+        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
+        default:
+            throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
+        }
+        let type: DocumentType
+        if let typeName {
+            guard let named = DocumentTypeRegistry.type(named: typeName) else {
+                throw DocumentError(.unsupported, "unknown document type '\(typeName)'")
+            }
+            type = named
+        } else {
+            guard let found = DocumentTypeRegistry.type(of: url) else {
+                throw DocumentError(
+                    .badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
+            }
+            type = found
+        }
+        let chosen: (model: ManagedObjectModel, source: String, warnings: [String])
+        if let model {
+            chosen = (model, "given", [])
+        } else {
+            chosen = try Self.managedObjectModel(for: url, ofType: type)
+        }
+        coordinator = PersistentStoreCoordinator(model: chosen.model)
+        managedObjectContext = ManagedObjectContext(coordinator: coordinator)
+        fileType = type
+        modelSource = chosen.source
+        warnings = chosen.warnings
+        isReadOnly = readOnly || !type.isWritable
+        isNew = false
+        self.program = program
+        fileURL = url
+        observeUndo()
+        guard let storeType = persistentStoreType(for: type) else {
+            // A type that is only imported: the document starts untitled, its contents read by the subclass.
+            fileURL = nil
+            importedFrom = url
+            try addInMemoryStore()
+            try read(from: url, ofType: type, into: managedObjectContext)
+            managedObjectContext.processPendingChanges()
+            contentsNotInFile = true
+            return
+        }
+        if !isReadOnly {
+            lock = try DocumentLock.acquire(for: SafeReplacement.destination(for: url), program: program)
+            SafeReplacement.sweepStaleTemporaries(beside: SafeReplacement.destination(for: url))
+        }
+        var options = type.storeOptions
+        if isReadOnly { options["readOnly"] = "YES" }
+        // The journal mode is chosen when a file is created; an existing document keeps its own.
+        options["journalMode"] = nil
+        do {
+            try configurePersistentStoreCoordinator(for: url, ofType: type, storeType: storeType, options: options)
+            try rememberFile()
+            foundAutosave = try AutosaveJournal.info(at: sidecarURL())
+        } catch {
+            lock?.release()
+            lock = nil
+            throw error
+        }
+    }
+
+    /// Starts a new document of `type`: untitled when `url` is `nil`, else to be saved at `url` (which must not
+    /// exist) by its first save. Nothing is written until then.
+    /// - Throws: ``DocumentError`` `cannotCreate` when `url` exists or the type cannot be saved, `conflict` when
+    ///   another process holds `url`'s lock.
+    public required init(
+        creatingAt url: URL?, ofType type: DocumentType, model: ManagedObjectModel, program: String = "docutil"
+    ) throws(DocumentError) {
+        DocumentStack.registerStoreTypes()
+        guard type.isWritable else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        if let url {
+            let kind: FileKind
+            do {
+                kind = try FileKind(path: url.path)
+            } catch {
+                throw DocumentError(.cannotCreate, error.description)
+            }
+            guard kind == .missing else {
+                throw DocumentError(.cannotCreate, "\(url.path) exists; open it, or choose another name")
+            }
+        }
+        coordinator = PersistentStoreCoordinator(model: model)
+        managedObjectContext = ManagedObjectContext(coordinator: coordinator)
+        fileType = type
+        fileURL = url
+        modelSource = "new"
+        isReadOnly = false
+        isNew = true
+        self.program = program
+        observeUndo()
+        if let url { lock = try DocumentLock.acquire(for: SafeReplacement.destination(for: url), program: program) }
+        try addInMemoryStore()
+    }
+
+    deinit {
+        if ownsSidecar, !isEdited, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        lock?.release()
+    }
+
+    // MARK: - Hooks
+
+    /// The model for a document at `url` (called when none is given): by default the model it carries (embedded in
+    /// its metadata, or its Z_MODELCACHE), or one inferred from an Apple XML store. Returns where it came from and
+    /// warnings. Override to give an app's model.
+    open class func managedObjectModel(for url: URL, ofType type: DocumentType) throws(DocumentError) -> (
+        model: ManagedObjectModel, source: String, warnings: [String]
+    ) {
+        guard let storeType = type.storeType else {
+            throw DocumentError(
+                .unsupported,
+                "documents of type \(type.name) carry no model: a subclass must give one (managedObjectModel(for:ofType:))"
+            )
+        }
+        return try DocumentStack.chooseModel(for: url, type: storeType, given: nil)
+    }
+
+    /// The store type for documents of a type (`nil`: the type is only imported). By default the type's own.
+    open func persistentStoreType(for type: DocumentType) -> String? {
+        type.storeType
+    }
+
+    /// Adds the document's store to the coordinator. Override to add options or more stores (call `super`).
+    open func configurePersistentStoreCoordinator(
+        for url: URL, ofType type: DocumentType, storeType: String, options: [String: String]
+    ) throws(DocumentError) {
+        do {
+            try coordinator.addPersistentStore(type: storeType, url: url, options: options)
+        } catch {
+            throw DocumentError(error)
+        }
+    }
+
+    /// Reads a file of a type that is only imported (a legacy format) into the context: the import hook. The
+    /// document is then untitled and edited; its first save is a save as, to a writable type. The default refuses.
+    open func read(from url: URL, ofType type: DocumentType, into context: ManagedObjectContext) throws(DocumentError) {
+        throw DocumentError(.unsupported, "\(url.path): no importer reads documents of type \(type.name)")
+    }
+
+    // MARK: - State
+
+    /// The document's store.
+    public var persistentStore: (any PersistentStore)? { coordinator.persistentStores.first }
+
+    /// The undo manager (the context's).
+    public var undoManager: UndoManager? { managedObjectContext.undoManager }
+
+    /// Whether the document differs from its file: exactly when a save would change it.
+    public var isEdited: Bool { contentsNotInFile || managedObjectContext.hasChanges }
+
+    /// Whether there is no file yet (new and never saved, or imported).
+    public var isUntitled: Bool { fileURL == nil }
+
+    /// Whether changes were made since the last autosave (or since opening, with none yet).
+    public var hasUnautosavedChanges: Bool {
+        managedObjectContext.changeGeneration != autosavedGeneration && isEdited
+    }
+
+    /// The store type name of the document.
+    public var storeType: String { persistentStore?.description.type ?? fileType.storeType ?? "InMemory" }
+
+    /// Who holds the document's lock when it is not this document: for reports. `nil` when no one does.
+    public static func lockHolder(of url: URL) -> LockHolder? {
+        DocumentLock.holder(of: SafeReplacement.destination(for: url))
+    }
+
+    /// The autosaved version beside a document, if one exists.
+    public static func autosave(of url: URL) throws(DocumentError) -> AutosaveInfo? {
+        try AutosaveJournal.info(at: AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url)))
+    }
+
+    func observeUndo() {
+        managedObjectContext.undoManager?.onChange = { [weak self] change in
+            guard let self else { return }
+            switch change {
+            case .done: changeCount.done += 1
+            case .undone: changeCount.undone += 1
+            case .redone: changeCount.redone += 1
+            case .cleared: break
+            }
+        }
+        savePointToken = managedObjectContext.undoManager?.stateToken ?? 0
+    }
+
+    // MARK: - Saving
+
+    /// Saves the document in place: the context's changes go to its store (validated first: a refusal lists every
+    /// failed rule and writes nothing). A new document's first save writes its file.
+    ///
+    /// - Parameter force: save even though the file changed on disk since it was read (the file's changes are
+    ///   overwritten where they meet the document's).
+    /// - Throws: ``DocumentError``: `badData` for validation, `conflict` when the file changed on disk (or went away)
+    ///   since it was read or saved, `cannotCreate` when the document is untitled or read-only, `io` when writing
+    ///   fails — then the file is as it was, and the document still edited.
+    public func save(force: Bool = false) throws(DocumentError) {
+        guard let url = fileURL else {
+            throw DocumentError(.cannotCreate, "the document is untitled; save it as a file (save as)")
+        }
+        guard !isReadOnly else {
+            throw DocumentError(.cannotCreate, "\(url.path) is open read-only; save it as another file (save as)")
+        }
+        if isNew {
+            try writeNewFile(to: url, type: fileType, force: force)
+            return
+        }
+        try checkUnchangedOnDisk(force: force)
+        let context = managedObjectContext
+        let policy = context.mergePolicy
+        if force { context.mergePolicy = .overwrite }
+        defer { context.mergePolicy = policy }
+        do {
+            try context.save()
+        } catch {
+            throw Self.documentError(error, saving: url)
+        }
+        try rememberFile()
+        didSave()
+    }
+
+    /// Saves the document as another file, of another type if asked: the current state (unsaved changes included)
+    /// is written there, validated first, and the document then lives there; the old file is left as it was.
+    /// Undo history is kept.
+    ///
+    /// - Parameters:
+    ///   - type: the new type (`nil`: the same type, or the one `url`'s extension names).
+    ///   - force: replace a regular file at `url` (never a directory or a device).
+    /// - Throws: ``DocumentError``: `cannotCreate` when `url` exists (without `force`), is not a regular file, or the
+    ///   type cannot be saved; `conflict` when another process has `url` open; `badData` for validation; `io`.
+    public func saveAs(to url: URL, ofType type: DocumentType? = nil, force: Bool = false) throws(DocumentError) {
+        let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
+        guard type.isWritable, let storeType = persistentStoreType(for: type) else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        if let current = fileURL, !isNew,
+            SafeReplacement.destination(for: url).standardizedFileURL
+                == SafeReplacement.destination(for: current).standardizedFileURL
+        {
+            guard type.name == fileType.name else {
+                throw DocumentError(
+                    .cannotCreate, "\(url.path) is the document's own file; save it as another file to change its type")
+            }
+            return try save(force: force)
+        }
+        try checkOutput(url, force: force)
+        let destination = SafeReplacement.destination(for: url)
+        let newLock = try DocumentLock.acquire(for: destination, program: program)
+        do {
+            try writeElsewhere(to: url, type: type, storeType: storeType)
+        } catch {
+            newLock.release()
+            throw error
+        }
+        let oldSidecar = ownsSidecar ? try? sidecarURL() : nil
+        lock?.release()
+        lock = newLock
+        fileURL = url
+        fileType = type
+        isNew = false
+        importedFrom = nil
+        if let oldSidecar { unlink(oldSidecar.path) }
+        ownsSidecar = false
+        foundAutosave = nil
+        try rememberFile()
+        didSave()
+    }
+
+    /// Writes the current state (unsaved changes included, validated first) to another file and type; the document
+    /// stays where it was and stays edited.
+    /// - Throws: as ``saveAs(to:ofType:force:)``.
+    public func saveCopy(to url: URL, ofType type: DocumentType? = nil, force: Bool = false) throws(DocumentError) {
+        let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
+        guard type.isWritable, let storeType = persistentStoreType(for: type) else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        if let current = fileURL,
+            SafeReplacement.destination(for: url).standardizedFileURL
+                == SafeReplacement.destination(for: current).standardizedFileURL
+        {
+            throw DocumentError(.cannotCreate, "\(url.path) is the document's own file; a copy goes elsewhere")
+        }
+        try checkOutput(url, force: force)
+        if let holder = Self.lockHolder(of: url) {
+            throw DocumentError(.conflict, "\(url.path) is open for writing by \(holder); not replaced")
+        }
+        try validate()
+        let changes: UnsavedChanges
+        do {
+            changes = try managedObjectContext.unsavedChanges()
+        } catch {
+            throw Self.documentError(error, saving: url)
+        }
+        guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
+        do {
+            try coordinator.writeCopy(
+                of: store, applying: changes, to: url, type: storeType, options: type.storeOptions)
+        } catch {
+            throw Self.documentError(ContextError.store(error), saving: url)
+        }
+    }
+
+    /// Discards every unsaved change and reads the file again (picking up changes made to it elsewhere); undo is
+    /// cleared. The document's objects are all let go: fetch again.
+    /// - Throws: ``DocumentError`` when there is no file to read (untitled, or new and never saved), or it cannot be
+    ///   read — the document then has no store until it is reverted again.
+    public func revert() throws(DocumentError) {
+        guard let url = fileURL, !isNew, let storeType = persistentStoreType(for: fileType) else {
+            throw DocumentError(.noInput, "the document has no file to revert to")
+        }
+        let sidecar = ownsSidecar ? try? sidecarURL() : nil
+        for store in coordinator.persistentStores {
+            coordinator.removePersistentStore(store)
+            store.close()
+        }
+        managedObjectContext.reset()
+        contentsNotInFile = false
+        var options = fileType.storeOptions
+        options["journalMode"] = nil
+        if isReadOnly { options["readOnly"] = "YES" }
+        try configurePersistentStoreCoordinator(for: url, ofType: fileType, storeType: storeType, options: options)
+        try rememberFile()
+        if let sidecar { unlink(sidecar.path) }
+        ownsSidecar = false
+        changeCount = (0, 0, 0)
+        savePointToken = managedObjectContext.undoManager?.stateToken ?? 0
+        autosavedGeneration = nil
+    }
+
+    /// Closes the document: refuses while it is edited unless `discardingChanges`; removes this session's autosave
+    /// sidecar, lets go of the store (a SQLite file's log folded back in) and of the lock.
+    /// - Throws: ``DocumentError`` `refused` when edited and not discarding.
+    public func close(discardingChanges: Bool = false) throws(DocumentError) {
+        if isEdited && !discardingChanges {
+            throw DocumentError(.refused, "the document has unsaved changes; save them, or discard them to close")
+        }
+        if ownsSidecar, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        ownsSidecar = false
+        for store in coordinator.persistentStores {
+            coordinator.removePersistentStore(store)
+            store.close()
+        }
+        managedObjectContext.reset()
+        contentsNotInFile = false
+        lock?.release()
+        lock = nil
+    }
+
+    // MARK: - Autosave
+
+    /// Writes the unsaved changes to the sidecar (``autosaveURL``) — never to the document — without validating
+    /// them: a half-edited graph that a save would refuse still autosaves. Nothing is written when nothing changed
+    /// since the last autosave; a document with no unsaved changes left removes its sidecar.
+    /// - Throws: ``DocumentError`` `conflict` while an autosave of an earlier session is there (recover or discard
+    ///   it first, so that it is not lost), `io` when the sidecar cannot be written (the last good one stays).
+    public func autosave() throws(DocumentError) {
+        lastAutosaveAttempt = Date()
+        let sidecar = try sidecarURL()
+        if let foundAutosave, !ownsSidecar {
+            throw DocumentError(
+                .conflict,
+                "an autosaved version from an earlier session (\(foundAutosave.url.path)) is still there: recover or discard it first"
+            )
+        }
+        let context = managedObjectContext
+        guard context.changeGeneration != autosavedGeneration || !ownsSidecar else { return }
+        let changes: UnsavedChanges
+        do {
+            changes = try context.unsavedChanges()
+        } catch {
+            throw Self.documentError(error, saving: sidecar)
+        }
+        if changes.isEmpty && !contentsNotInFile {
+            if ownsSidecar { unlink(sidecar.path) }
+            ownsSidecar = false
+            autosavedGeneration = context.changeGeneration
+            return
+        }
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, 255)
+        let header = AutosaveJournal.Header(
+            storeIdentifier: persistentStore?.identifier ?? "", modelDigest: coordinator.model.versionHashesDigest,
+            document: fileURL?.path ?? "", written: Date(), pid: getpid(),
+            host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        let data = AutosaveJournal.encode(changes, header: header)
+        do {
+            try FileManager.default.createDirectory(
+                at: sidecar.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw DocumentError(.io, "\(sidecar.path): cannot make its folder: \(error.localizedDescription)")
+        }
+        do {
+            try AtomicFileWriter.prepare(data, for: sidecar, permissions: 0o600).commit()
+        } catch {
+            throw DocumentError(.io, "cannot autosave: \(error.description)")
+        }
+        ownsSidecar = true
+        autosavedGeneration = context.changeGeneration
+        lastAutosave = header.written
+    }
+
+    /// Autosaves when ``autosaveInterval`` is set, the document has changes not yet autosaved, and the interval has
+    /// passed since the last attempt. Call it from the app's run loop (the command-line session calls it while
+    /// waiting for input). Returns whether it wrote.
+    @discardableResult
+    public func autosaveIfDue(now: Date = Date()) throws(DocumentError) -> Bool {
+        guard let autosaveInterval, hasUnautosavedChanges || (ownsSidecar && !isEdited),
+            now.timeIntervalSince(lastAutosaveAttempt) >= autosaveInterval
+        else { return false }
+        try autosave()
+        return true
+    }
+
+    /// Where this document autosaves: `.<name>.docutil-autosave` beside its file, or a file in the user's state
+    /// folder (`$XDG_STATE_HOME/docutil/autosave`) while untitled.
+    public var autosaveURL: URL? { try? sidecarURL() }
+
+    func sidecarURL() throws(DocumentError) -> URL {
+        if let fileURL { return AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: fileURL)) }
+        if let untitledSidecar { return untitledSidecar }
+        let url = AutosaveJournal.untitledFolder().appendingPathComponent(
+            "untitled-\(getpid())-\(UUID().uuidString.prefix(8))\(AutosaveJournal.suffix)")
+        untitledSidecar = url
+        return url
+    }
+
+    /// What recovering an autosave did.
+    public struct Recovery: Sendable {
+        /// How many objects were inserted, changed and deleted.
+        public var inserted = 0
+        public var updated = 0
+        public var deleted = 0
+        /// Where the autosave and the file disagree (an object changed or gone on disk since the autosave).
+        public var warnings: [String] = []
+    }
+
+    /// Lays the autosaved changes found beside the document over it, as unsaved changes (not undoable): the document
+    /// is then edited, and the sidecar becomes this session's (a save, revert or clean close removes it). The file
+    /// itself is not touched.
+    /// - Throws: ``DocumentError`` `noInput` when there is no autosave, `badData` when it belongs to another store or
+    ///   model, or cannot be read.
+    @discardableResult
+    public func recoverAutosave() throws(DocumentError) -> Recovery {
+        let sidecar = try sidecarURL()
+        let data: Data
+        do {
+            data = try FileKind.readRegularFile(sidecar)
+        } catch {
+            throw error.code == .notFound
+                ? DocumentError(.noInput, "there is no autosaved version of this document")
+                : DocumentError(error)
+        }
+        let (changes, header) = try AutosaveJournal.decode(data, path: sidecar.path)
+        if let identifier = persistentStore?.identifier, header.storeIdentifier != identifier {
+            throw DocumentError(
+                .badData,
+                "\(sidecar.path): the autosave belongs to store \(header.storeIdentifier), not this document's (\(identifier))"
+            )
+        }
+        guard header.modelDigest == coordinator.model.versionHashesDigest else {
+            throw DocumentError(.badData, "\(sidecar.path): the autosave was written with another model")
+        }
+        let recovery = try RecoveryApplier(context: managedObjectContext, sidecar: sidecar.path).apply(changes)
+        contentsNotInFile = true
+        ownsSidecar = true
+        foundAutosave = nil
+        autosavedGeneration = managedObjectContext.changeGeneration
+        return recovery
+    }
+
+    /// Removes the autosave beside the document (an earlier session's, or this one's).
+    public func discardAutosave() throws(DocumentError) {
+        let sidecar = try sidecarURL()
+        if unlink(sidecar.path) != 0 && errno != ENOENT {
+            throw DocumentError(.io, "\(sidecar.path): cannot remove it: \(String(cString: strerror(errno)))")
+        }
+        foundAutosave = nil
+        ownsSidecar = false
+        autosavedGeneration = nil
+    }
+
+    // MARK: - Helpers
+
+    /// Checks every rule a save checks.
+    func validate() throws(DocumentError) {
+        do {
+            try managedObjectContext.validateForSave()
+        } catch {
+            throw Self.documentError(error, saving: fileURL)
+        }
+    }
+
+    /// Writes the document's current state to `url` as a new store and moves the document there.
+    func writeElsewhere(to url: URL, type: DocumentType, storeType: String) throws(DocumentError) {
+        try validate()
+        let context = managedObjectContext
+        let changes: UnsavedChanges
+        do {
+            changes = try context.unsavedChanges()
+        } catch {
+            throw Self.documentError(error, saving: url)
+        }
+        guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
+        let mapping: [ManagedObjectID: ManagedObjectID]
+        do {
+            (_, mapping) = try coordinator.replacePersistentStore(
+                store, withCopyAt: url, type: storeType, options: type.storeOptions, applying: changes)
+        } catch {
+            throw Self.documentError(ContextError.store(error), saving: url)
+        }
+        context.adoptSavedChanges(mapping: mapping)
+    }
+
+    /// A new document's first save: its file must still not exist (unless forced).
+    func writeNewFile(to url: URL, type: DocumentType, force: Bool) throws(DocumentError) {
+        guard let storeType = persistentStoreType(for: type) else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        try checkOutput(url, force: force)
+        try writeElsewhere(to: url, type: type, storeType: storeType)
+        isNew = false
+        try rememberFile()
+        didSave()
+    }
+
+    /// Refuses an output path that is not a regular file, or exists without `force`.
+    func checkOutput(_ url: URL, force: Bool) throws(DocumentError) {
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: SafeReplacement.destination(for: url).path)
+        } catch {
+            throw DocumentError(.cannotCreate, error.description)
+        }
+        switch kind {
+        case .missing: break
+        case .regularFile:
+            if !force { throw DocumentError(.cannotCreate, "\(url.path) exists; use --force to replace it") }
+        default:
+            throw DocumentError(
+                .cannotCreate,
+                "\(url.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
+        }
+    }
+
+    /// After a save: the document matches its file.
+    func didSave() {
+        if ownsSidecar, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        ownsSidecar = false
+        contentsNotInFile = false
+        changeCount = (0, 0, 0)
+        savePointToken = managedObjectContext.undoManager?.stateToken ?? 0
+        autosavedGeneration = managedObjectContext.changeGeneration
+    }
+
+    func addInMemoryStore() throws(DocumentError) {
+        do {
+            try coordinator.addPersistentStore(type: "InMemory")
+        } catch {
+            throw DocumentError(error)
+        }
+    }
+
+    /// Records the file as it is now (after opening or saving): our own writes never look like someone else's.
+    func rememberFile() throws(DocumentError) {
+        guard let url = fileURL, !isNew else { return }
+        fingerprint = try FileFingerprint.of(SafeReplacement.destination(for: url))
+        if let sqlite = persistentStore as? SQLiteStore {
+            do {
+                dataVersion = try sqlite.externalChangeCounter()
+            } catch {
+                throw DocumentError(error)
+            }
+        } else {
+            dataVersion = nil
+        }
+    }
+
+    /// Refuses a save over a file that changed, was replaced or went away since it was read or saved.
+    func checkUnchangedOnDisk(force: Bool) throws(DocumentError) {
+        guard let url = fileURL, let fingerprint else { return }
+        let destination = SafeReplacement.destination(for: url)
+        let now = try FileFingerprint.of(destination)
+        let isSQLite = persistentStore is SQLiteStore
+        guard let now else {
+            if force && !isSQLite { return }
+            throw DocumentError(
+                .conflict,
+                "\(url.path) was deleted or moved since it was opened; save it as a file\(isSQLite ? "" : " (or save --force to write it here again)")"
+            )
+        }
+        if let sqlite = persistentStore as? SQLiteStore {
+            guard now.sameFile(as: fingerprint) else {
+                // The open connection writes to the old file, which is no longer at this path.
+                throw DocumentError(
+                    .conflict, "\(url.path) was replaced by another file since it was opened; revert, or save as")
+            }
+            let version: Int64
+            do {
+                version = try sqlite.externalChangeCounter()
+            } catch {
+                throw DocumentError(error)
+            }
+            if version != dataVersion && !force {
+                throw DocumentError(
+                    .conflict,
+                    "\(url.path) was changed by another program since it was opened; revert to read it again, or save --force to write over its changes"
+                )
+            }
+            return
+        }
+        if now != fingerprint && !force {
+            throw DocumentError(
+                .conflict,
+                "\(url.path) changed on disk since it was opened (now \(now)); revert to read it again, or save --force to write over it"
+            )
+        }
+    }
+
+    /// A library error as a document error: validation lists every failed rule.
+    static func documentError(_ error: ContextError, saving url: URL?) -> DocumentError {
+        switch error {
+        case .validation(let failures):
+            let lines = failures.map { "  - \($0)" }.joined(separator: "\n")
+            return DocumentError(.badData, "the save was refused: \(failures.count) rule(s) failed:\n\(lines)")
+        case .conflicts(let conflicts):
+            return DocumentError(
+                .conflict,
+                "\(conflicts.count) object(s) changed in the file since they were read (\(conflicts.prefix(3).map { "\($0.objectID)" }.joined(separator: ", "))); revert, or save --force"
+            )
+        case .store(let store):
+            let document = DocumentError(store)
+            return DocumentError(document.code == .io && url != nil ? .io : document.code, store.description)
+        default:
+            return DocumentError(.badData, String(describing: error))
+        }
+    }
+}
