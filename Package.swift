@@ -102,7 +102,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocumentsTests",
-            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "SQLiteStore", "TestSupport", "CSQLite"],
+            dependencies: [
+                "docutil", "ObjectGraph", "ModelFiles", "Documents", "SQLiteStore", "TestSupport", "CSQLite",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
