@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "DocUtilCLI",
             dependencies: [
-                "ObjectGraph", "ModelFiles", "SQLiteStore", "Documents",
+                "ObjectGraph", "ModelFiles", "SQLiteStore", "Documents", "CSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

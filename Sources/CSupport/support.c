@@ -103,3 +103,43 @@ int docutil_file_kind(const char *path, int follow) {
     if (S_ISLNK(info.st_mode)) return 6;
     return 7;
 }
+
+/* Editing sessions (docutil open): a termination signal is noted, not acted on, so that the session can autosave
+   the document before it ends; the read or poll waiting for input returns (no SA_RESTART) to let it look. */
+static volatile sig_atomic_t session_signal = 0;
+
+static void note_signal(int signal_number) {
+    session_signal = signal_number;
+}
+
+void docutil_session_catch_signals(int catch_interrupt) {
+    const int signals[] = {SIGTERM, SIGHUP, SIGINT};
+    size_t count = catch_interrupt ? 3 : 2;
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (size_t i = 0; i < count; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = note_signal;
+        sigemptyset(&action.sa_mask);
+        sigaction(signals[i], &action, NULL);
+        sigaddset(&unblock, signals[i]);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
+int docutil_session_take_signal(void) {
+    int noted = session_signal;
+    session_signal = 0;
+    return noted;
+}
+
+void docutil_die_of_signal(int signal_number) {
+    docutil_cleanup_run();
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, NULL);
+    raise(signal_number);
+}

@@ -8,10 +8,10 @@ public struct DocUtil: ParsableCommand {
         abstract: "Open, convert and inspect Core Data documents and models on Linux.",
         discussion: """
             Exit status: 0 ok, 1 problems found, 64 usage error, 65 bad data, 66 no input, \
-            69 unsupported, 73 can't create output, 74 I/O error.
+            69 unsupported, 73 can't create output, 74 I/O error, 75 changed on disk or open elsewhere.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self]
+        subcommands: [Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self, Open.self]
     )
 
     public init() {}

@@ -21,4 +21,14 @@ void docutil_cleanup_install_signal_handlers(void);
 /// 7 other; -1 on another error (errno set).
 int docutil_file_kind(const char *path, int follow);
 
+/// For an editing session: SIGTERM and SIGHUP (and SIGINT when `catch_interrupt`) are noted instead of ending the
+/// process, and interrupt a blocking read or poll (EINTR), so that the session can autosave first.
+void docutil_session_catch_signals(int catch_interrupt);
+
+/// The last signal noted since the previous call (0 for none), cleared.
+int docutil_session_take_signal(void);
+
+/// Removes registered scratch folders and ends the process by `signal_number`, as the shell expects.
+void docutil_die_of_signal(int signal_number);
+
 #endif

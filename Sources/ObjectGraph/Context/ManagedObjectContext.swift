@@ -90,6 +90,12 @@ public final class ManagedObjectContext {
         if pendingFailures.count < 100 { pendingFailures.append(error) }
     }
 
+    /// Forgets the failures kept since the first `count` (after undoing the changes that caused them, so that they
+    /// no longer stand in the way of a save).
+    public func forgetPendingFailures(after count: Int) {
+        if pendingFailures.count > count { pendingFailures.removeSubrange(max(0, count)...) }
+    }
+
     /// Whether there are unsaved changes: exactly when saving would write something (an object inserted and then
     /// deleted is no change; a property changed and changed back is none either). Constant time.
     public var hasChanges: Bool {

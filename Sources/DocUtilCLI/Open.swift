@@ -1,0 +1,216 @@
+import ArgumentParser
+import CSupport
+import Documents
+import Foundation
+import ModelFiles
+import ObjectGraph
+
+extension SessionFormat: ExpressibleByArgument {}
+
+/// `docutil open DOC`: an editing session on one document, from `-c` commands, a script or standard input.
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit a document: list, show, insert, set, delete, undo, redo, save, save as, revert…",
+        discussion: """
+            Commands come from -c (in order), else --script, else standard input: with a terminal the session is \
+            interactive (a prompt, history); otherwise each line runs as it arrives. Blank lines and # comments are \
+            ignored; 'help' lists the commands. REF is Entity/p12 (a saved object), Entity/t3 (inserted in this \
+            session, as insert prints it) or an object URI; VALUE is a literal (42, 4.5, 'text', YES, NO, nil, \
+            CAST(…)), a string being read as the attribute's type where it parses (ISO 8601 dates, UUIDs, URLs); a \
+            to-one takes REF or nil, a to-many {REF, REF}.
+            The first failing command ends a script with its status (unless --keep-going): 64 usage, 65 bad value or \
+            a save refused by validation, 66 no such document, 73 cannot create, 74 I/O error, 75 the document \
+            changed on disk or is open elsewhere. At the end of the input, unsaved changes are discarded with a \
+            warning: nothing is written that the script did not save. SIGTERM, SIGHUP and SIGINT (outside a terminal) \
+            autosave unsaved changes to the sidecar before the session ends.
+            """)
+
+    @Argument(help: "The document (XML, binary or SQLite store).")
+    var document: String
+
+    @Option(help: "A model to read the document with, or to create it with (needed with --create).")
+    var model: String?
+
+    @Flag(help: "Start a new document at DOC (written by its first save).")
+    var create = false
+
+    @Option(help: "The type of a new document: xml, binary or sqlite (default: from DOC's extension).")
+    var type: String?
+
+    @Flag(name: .customLong("read-only"), help: "Open without the lock and without saving in place.")
+    var readOnly = false
+
+    @Option(help: "Autosave unsaved changes to the sidecar every SECONDS.")
+    var autosave: Double?
+
+    @Option(help: "Output format: text or json (one JSON object per line).")
+    var format: SessionFormat = .text
+
+    @Option(name: .customShort("c"), help: "A command to run (repeatable, in order).")
+    var commands: [String] = []
+
+    @Option(help: "A file of commands, one per line.")
+    var script: String?
+
+    @Flag(name: .customLong("keep-going"), help: "Go on after a failing command (the status is the first failure's).")
+    var keepGoing = false
+
+    func validate() throws {
+        if create && readOnly { throw ValidationError("--create and --read-only do not go together") }
+        if create && model == nil { throw ValidationError("--create needs --model, the model of the new document") }
+        if !create && type != nil {
+            throw ValidationError("--type is for --create (an existing document has its type)")
+        }
+        if let autosave, !(autosave > 0) || !autosave.isFinite {
+            throw ValidationError("--autosave takes a number of seconds above 0")
+        }
+        if !commands.isEmpty && script != nil { throw ValidationError("give -c commands or --script, not both") }
+    }
+
+    func run() throws {
+        let scriptLines: [String]?
+        if let script {
+            do {
+                let data = try FileKind.readRegularFile(URL(fileURLWithPath: script))
+                scriptLines = String(decoding: data, as: UTF8.self).split(
+                    separator: "\n", omittingEmptySubsequences: false
+                ).map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+            } catch {
+                printError(error.description)
+                throw ExitCode(ExitStatus.code(for: error))
+            }
+        } else {
+            scriptLines = nil
+        }
+        let interactive = commands.isEmpty && scriptLines == nil && isatty(0) != 0
+        docutil_session_catch_signals(1)
+        let opened = try openDocument()
+        if let autosave { opened.autosaveInterval = autosave }
+        let session = EditingSession(
+            document: opened, format: format,
+            write: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+            warn: { printError($0) })
+        var source: any LineSource
+        let tick = min(autosave ?? 0.5, 0.5)
+        if !commands.isEmpty {
+            source = ListSource(commands)
+        } else if let scriptLines {
+            source = ListSource(scriptLines)
+        } else if interactive {
+            printError("editing \(document) (\(opened.storeType)); type help for the commands, quit to end")
+            source = TerminalSource(prompt: "docutil> ", tick: tick)
+        } else {
+            source = StreamSource(descriptor: 0, tick: tick)
+        }
+        var status: Int32 = 0
+        var autosaveFailed = false
+        func idle() {
+            let signal = docutil_session_take_signal()
+            if signal != 0 && !(interactive && signal == SIGINT) { terminate(opened, by: signal) }
+            do {
+                try opened.autosaveIfDue()
+                autosaveFailed = false
+            } catch {
+                if !autosaveFailed { printError("warning: \(error.message)") }
+                autosaveFailed = true
+            }
+        }
+        while let line = source.next(idle: idle) {
+            do {
+                try session.run(line.text)
+            } catch {
+                let where_ = interactive ? "" : "line \(line.number): "
+                printError(
+                    "\(where_)\(Diagnostics.quote(line.text.trimmingCharacters(in: .whitespaces), limit: 120)): \(error.message)"
+                )
+                if status == 0 { status = error.status }
+                if !interactive && !keepGoing { break }
+            }
+            if session.quitRequested { break }
+        }
+        finish(opened)
+        if !interactive && status != 0 { throw ExitCode(status) }
+    }
+
+    private func openDocument() throws -> PersistentDocument {
+        do {
+            let url = URL(fileURLWithPath: document)
+            var given: ManagedObjectModel?
+            if let model {
+                let loaded = try ModelLoader.load(from: URL(fileURLWithPath: model))
+                for warning in loaded.warnings { printError("warning: the model \(model): \(warning)") }
+                given = loaded.model
+            }
+            if create {
+                guard let documentType = DocumentTypeRegistry.type(forName: type, url: url), documentType.isWritable,
+                    let given
+                else {
+                    throw ValidationError(
+                        "give the type of the new document with --type (xml, binary or sqlite) or DOC's extension")
+                }
+                return try PersistentDocument(
+                    creatingAt: url, ofType: documentType, model: given, program: "docutil open")
+            }
+            let opened = try PersistentDocument(
+                contentsOf: url, model: given, readOnly: readOnly, program: "docutil open")
+            for warning in opened.warnings { printError("warning: \(document): \(warning)") }
+            if let found = opened.foundAutosave {
+                printError(
+                    "warning: \(document): an autosaved version from \(ISO8601DateFormatter().string(from: found.written)) (process \(found.pid)) is there, with \(found.inserted) inserted, \(found.updated) updated and \(found.deleted) deleted object(s): 'recover' lays it over the document, 'discard-autosave' removes it"
+                )
+            }
+            return opened
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            printError(String(describing: error))
+            throw ExitCode(ExitStatus.code(for: error))
+        }
+    }
+
+    /// At the end of the input: unsaved changes are discarded with a warning, never saved.
+    private func finish(_ opened: PersistentDocument) {
+        if opened.isEdited {
+            printError("warning: \(document): unsaved changes discarded (nothing was saved since the last save)")
+        }
+        do {
+            try opened.close(discardingChanges: true)
+        } catch {
+            printError("warning: \(error.message)")
+        }
+    }
+
+    /// A termination signal: unsaved changes are autosaved to the sidecar (for `recover`), then the process ends
+    /// of the signal.
+    private func terminate(_ opened: PersistentDocument, by signal: Int32) -> Never {
+        if opened.isEdited {
+            do {
+                try opened.autosave()
+                printError("\(document): unsaved changes autosaved to \(opened.autosaveURL?.path ?? "the sidecar")")
+            } catch {
+                printError("\(document): unsaved changes could not be autosaved: \(error.message)")
+            }
+        }
+        docutil_die_of_signal(signal)
+        Foundation.exit(128 + signal)
+    }
+}
+
+extension Error {
+    /// The message of a library error, without a type name.
+    var message: String {
+        switch self {
+        case let error as SessionError: error.message
+        case let error as DocumentError: error.message
+        default: String(describing: self)
+        }
+    }
+
+    /// The exit status for a session error.
+    var status: Int32 {
+        switch self {
+        case let error as SessionError: error.status
+        default: ExitStatus.code(for: self)
+        }
+    }
+}
