@@ -69,7 +69,7 @@ let package = Package(
 
         // Helpers shared by the test targets (fixture paths, temporary copies).
         .target(
-            name: "TestSupport", dependencies: ["ObjectGraph", "CSQLite"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["ObjectGraph", "CSQLite", "CSupport"], path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
         .testTarget(

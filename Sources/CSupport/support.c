@@ -1,6 +1,9 @@
+#define _GNU_SOURCE
 #include "docutil_support.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -142,4 +145,14 @@ void docutil_die_of_signal(int signal_number) {
     sigemptyset(&action.sa_mask);
     sigaction(signal_number, &action, NULL);
     raise(signal_number);
+}
+
+int docutil_open_pseudo_terminal(char *slave_name, size_t size) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, slave_name, size) != 0) {
+        close(master);
+        return -1;
+    }
+    return master;
 }

@@ -28,8 +28,7 @@ struct Info: ParsableCommand {
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw DocumentError(.noInput, "\(document): no such file")
             }
-            let size =
-                ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? 0
+            let size = try Self.fileSize(url.path) ?? 0
             var members: [(String, JSONValue)] = [("path", .string(document))]
             var counts: [String: Int] = [:]
             var metadata: [String: MetadataValue] = [:]
@@ -55,9 +54,7 @@ struct Info: ParsableCommand {
                 } else {
                     modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
                 }
-                let wal = URL(fileURLWithPath: url.path + "-wal")
-                let walSize = ((try? FileManager.default.attributesOfItem(atPath: wal.path))?[.size] as? NSNumber)?
-                    .int64Value
+                let walSize = try Self.fileSize(url.path + "-wal")
                 let walMembers: [(String, JSONValue)] = [
                     ("present", .bool(walSize != nil)), ("size", walSize.map { JSONValue.int($0) } ?? .null),
                     ("shm", .bool(FileManager.default.fileExists(atPath: url.path + "-shm"))),
@@ -84,9 +81,12 @@ struct Info: ParsableCommand {
             members.append(("modelSource", JSONValue.optional(modelSource)))
             members.append(("metadata", Self.metadataJSON(.dictionary(metadata))))
             var countMembers: [(String, JSONValue)] = []
-            for name in counts.keys.sorted() { countMembers.append((name, JSONValue.int(Int64(counts[name]!)))) }
+            for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
+                countMembers.append((name, JSONValue.int(Int64(count))))
+            }
             members.append(("entityCounts", JSONValue.object(countMembers)))
             members += extra
+            members += Self.documentState(url)
             let output: String
             switch format {
             case .json: output = JSONValue.object(members).serialized() + "\n"
@@ -94,6 +94,53 @@ struct Info: ParsableCommand {
             }
             FileHandle.standardOutput.write(Data(output.utf8))
         }
+    }
+
+    /// A file's size, `nil` when there is no file; other failures are errors, never a size of 0.
+    static func fileSize(_ path: String) throws(DocumentError) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw DocumentError(.io, "\(path): cannot examine the file: \(String(cString: strerror(errno)))")
+        }
+        return Int64(info.st_size)
+    }
+
+    /// Who holds the document open for writing, and the autosaved version beside it, if any.
+    static func documentState(_ url: URL) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = []
+        if let holder = PersistentDocument.lockHolder(of: url) {
+            members.append(
+                (
+                    "lock",
+                    .object([
+                        ("pid", .int(Int64(holder.pid))), ("host", .string(holder.host)),
+                        ("program", .string(holder.program)),
+                        ("since", holder.since.map { .string(ISO8601.string($0)) } ?? .null),
+                    ])
+                ))
+        } else {
+            members.append(("lock", .null))
+        }
+        do {
+            if let found = try PersistentDocument.autosave(of: url) {
+                members.append(
+                    (
+                        "autosave",
+                        .object([
+                            ("path", .string(found.url.path)), ("written", .string(ISO8601.string(found.written))),
+                            ("pid", .int(Int64(found.pid))), ("host", .string(found.host)),
+                            ("inserted", .int(Int64(found.inserted))), ("updated", .int(Int64(found.updated))),
+                            ("deleted", .int(Int64(found.deleted))),
+                        ])
+                    ))
+            } else {
+                members.append(("autosave", .null))
+            }
+        } catch {
+            members.append(("autosave", .object([("error", .string(error.message))])))
+        }
+        return members
     }
 
     static func metadataJSON(_ value: MetadataValue) -> JSONValue {

@@ -186,7 +186,7 @@ struct Open: ParsableCommand {
         if opened.isEdited {
             do {
                 try opened.autosave()
-                printError("\(document): unsaved changes autosaved to \(opened.autosaveURL?.path ?? "the sidecar")")
+                printError("\(document): unsaved changes autosaved to \(opened.autosaveURL.path)")
             } catch {
                 printError("\(document): unsaved changes could not be autosaved: \(error.message)")
             }

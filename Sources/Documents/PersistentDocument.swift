@@ -60,6 +60,9 @@ open class PersistentDocument {
     var isNew: Bool
     /// Whether this session wrote (or recovered, and so took over) the autosave sidecar.
     var ownsSidecar = false
+    /// Whether the sidecar came from an earlier session (recovered): it then stays until the document is saved or
+    /// the autosave discarded — closing without saving, or reverting, never removes what a crash left.
+    var inheritedSidecar = false
     var autosavedGeneration: UInt64?
     var lastAutosaveAttempt = Date.distantPast
     var untitledSidecar: URL?
@@ -186,7 +189,7 @@ open class PersistentDocument {
     }
 
     deinit {
-        if ownsSidecar, !isEdited, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        if ownsSidecar, !inheritedSidecar, !isEdited { unlink(sidecarURL().path) }
         lock?.release()
     }
 
@@ -342,7 +345,7 @@ open class PersistentDocument {
             newLock.release()
             throw error
         }
-        let oldSidecar = ownsSidecar ? try? sidecarURL() : nil
+        let oldSidecar = ownsSidecar ? sidecarURL() : nil
         lock?.release()
         lock = newLock
         fileURL = url
@@ -351,6 +354,7 @@ open class PersistentDocument {
         importedFrom = nil
         if let oldSidecar { unlink(oldSidecar.path) }
         ownsSidecar = false
+        inheritedSidecar = false
         foundAutosave = nil
         try rememberFile()
         didSave()
@@ -398,7 +402,7 @@ open class PersistentDocument {
         guard let url = fileURL, !isNew, let storeType = persistentStoreType(for: fileType) else {
             throw DocumentError(.noInput, "the document has no file to revert to")
         }
-        let sidecar = ownsSidecar ? try? sidecarURL() : nil
+        let sidecar = ownsSidecar && !inheritedSidecar ? sidecarURL() : nil
         for store in coordinator.persistentStores {
             coordinator.removePersistentStore(store)
             store.close()
@@ -411,7 +415,9 @@ open class PersistentDocument {
         try configurePersistentStoreCoordinator(for: url, ofType: fileType, storeType: storeType, options: options)
         try rememberFile()
         if let sidecar { unlink(sidecar.path) }
+        if inheritedSidecar { foundAutosave = try AutosaveJournal.info(at: sidecarURL()) }
         ownsSidecar = false
+        inheritedSidecar = false
         changeCount = (0, 0, 0)
         savePointToken = managedObjectContext.undoManager?.stateToken ?? 0
         autosavedGeneration = nil
@@ -424,7 +430,7 @@ open class PersistentDocument {
         if isEdited && !discardingChanges {
             throw DocumentError(.refused, "the document has unsaved changes; save them, or discard them to close")
         }
-        if ownsSidecar, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        if ownsSidecar, !inheritedSidecar { unlink(sidecarURL().path) }
         ownsSidecar = false
         for store in coordinator.persistentStores {
             coordinator.removePersistentStore(store)
@@ -445,7 +451,7 @@ open class PersistentDocument {
     ///   it first, so that it is not lost), `io` when the sidecar cannot be written (the last good one stays).
     public func autosave() throws(DocumentError) {
         lastAutosaveAttempt = Date()
-        let sidecar = try sidecarURL()
+        let sidecar = sidecarURL()
         if let foundAutosave, !ownsSidecar {
             throw DocumentError(
                 .conflict,
@@ -503,9 +509,9 @@ open class PersistentDocument {
 
     /// Where this document autosaves: `.<name>.docutil-autosave` beside its file, or a file in the user's state
     /// folder (`$XDG_STATE_HOME/docutil/autosave`) while untitled.
-    public var autosaveURL: URL? { try? sidecarURL() }
+    public var autosaveURL: URL { sidecarURL() }
 
-    func sidecarURL() throws(DocumentError) -> URL {
+    func sidecarURL() -> URL {
         if let fileURL { return AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: fileURL)) }
         if let untitledSidecar { return untitledSidecar }
         let url = AutosaveJournal.untitledFolder().appendingPathComponent(
@@ -531,7 +537,7 @@ open class PersistentDocument {
     ///   model, or cannot be read.
     @discardableResult
     public func recoverAutosave() throws(DocumentError) -> Recovery {
-        let sidecar = try sidecarURL()
+        let sidecar = sidecarURL()
         let data: Data
         do {
             data = try FileKind.readRegularFile(sidecar)
@@ -553,6 +559,7 @@ open class PersistentDocument {
         let recovery = try RecoveryApplier(context: managedObjectContext, sidecar: sidecar.path).apply(changes)
         contentsNotInFile = true
         ownsSidecar = true
+        inheritedSidecar = true
         foundAutosave = nil
         autosavedGeneration = managedObjectContext.changeGeneration
         return recovery
@@ -560,12 +567,13 @@ open class PersistentDocument {
 
     /// Removes the autosave beside the document (an earlier session's, or this one's).
     public func discardAutosave() throws(DocumentError) {
-        let sidecar = try sidecarURL()
+        let sidecar = sidecarURL()
         if unlink(sidecar.path) != 0 && errno != ENOENT {
             throw DocumentError(.io, "\(sidecar.path): cannot remove it: \(String(cString: strerror(errno)))")
         }
         foundAutosave = nil
         ownsSidecar = false
+        inheritedSidecar = false
         autosavedGeneration = nil
     }
 
@@ -634,8 +642,9 @@ open class PersistentDocument {
 
     /// After a save: the document matches its file.
     func didSave() {
-        if ownsSidecar, let sidecar = try? sidecarURL() { unlink(sidecar.path) }
+        if ownsSidecar { unlink(sidecarURL().path) }
         ownsSidecar = false
+        inheritedSidecar = false
         contentsNotInFile = false
         changeCount = (0, 0, 0)
         savePointToken = managedObjectContext.undoManager?.stateToken ?? 0

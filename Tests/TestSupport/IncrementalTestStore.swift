@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 
 /// A minimal incremental store for the tests: rows in a dictionary, fetches evaluated by the store itself, saves in

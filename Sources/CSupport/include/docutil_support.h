@@ -1,6 +1,8 @@
 #ifndef DOCUTIL_SUPPORT_H
 #define DOCUTIL_SUPPORT_H
 
+#include <stddef.h>
+
 /// Scratch folders to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the handler only
 /// unlinks the files a scratch folder can hold and removes the folder, which are async-signal-safe calls.
 /// Returns 0 when registered, -1 when the table is full or the path too long (the caller then removes the folder
@@ -30,5 +32,9 @@ int docutil_session_take_signal(void);
 
 /// Removes registered scratch folders and ends the process by `signal_number`, as the shell expects.
 void docutil_die_of_signal(int signal_number);
+
+/// Opens a new pseudo-terminal: returns its master side (or -1, errno set) and writes the slave's path into
+/// `slave_name` (for tests that drive an interactive session).
+int docutil_open_pseudo_terminal(char *slave_name, size_t size);
 
 #endif
