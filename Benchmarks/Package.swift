@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "XMLStore", package: "docutil"),
                 .product(name: "BinaryStore", package: "docutil"),
                 .product(name: "SQLiteStore", package: "docutil"),
+                .product(name: "Documents", package: "docutil"),
             ]
         ),
     ],

@@ -14,15 +14,26 @@ struct Open: ParsableCommand {
         discussion: """
             Commands come from -c (in order), else --script, else standard input: with a terminal the session is \
             interactive (a prompt, history); otherwise each line runs as it arrives. Blank lines and # comments are \
-            ignored; 'help' lists the commands. REF is Entity/p12 (a saved object), Entity/t3 (inserted in this \
-            session, as insert prints it) or an object URI; VALUE is a literal (42, 4.5, 'text', YES, NO, nil, \
-            CAST(…)), a string being read as the attribute's type where it parses (ISO 8601 dates, UUIDs, URLs); a \
-            to-one takes REF or nil, a to-many {REF, REF}.
-            The first failing command ends a script with its status (unless --keep-going): 64 usage, 65 bad value or \
-            a save refused by validation, 66 no such document, 73 cannot create, 74 I/O error, 75 the document \
-            changed on disk or is open elsewhere. At the end of the input, unsaved changes are discarded with a \
-            warning: nothing is written that the script did not save. SIGTERM, SIGHUP and SIGINT (outside a terminal) \
-            autosave unsaved changes to the sidecar before the session ends.
+            ignored. REF is Entity/p12 (a saved object), Entity/t3 (inserted in this session, as insert prints it) \
+            or an object URI; VALUE is a literal (42, 4.5, 'text', YES, NO, nil, CAST(...)), a string being read as \
+            the attribute's type where it parses (ISO 8601 dates, UUIDs, URLs); a to-one takes REF or nil, a to-many \
+            {REF, REF}. Each command that changes the document is one undo step named after it; a command that \
+            fails changes nothing.
+
+            Commands:
+            \(EditingSession.help.map { "  \($0.0): \($0.1)" }.joined(separator: "\n"))
+
+            With --format json every command that prints writes one JSON object on one line: status is \
+            {"path", "storeType", "edited", "inserted", "updated", "deleted", "undo", "redo"}; insert is \
+            {"ref", "uri"}; list and show are {"objects": [...]} in dump's object form.
+
+            The first failing command ends a script with its status (unless --keep-going), the message naming its \
+            line: 64 usage, 65 bad value or a save refused by validation (every failed rule listed), 66 no such \
+            document, 73 cannot create, 74 I/O error, 75 the document changed on disk or is open elsewhere. At the \
+            end of the input, unsaved changes are discarded with a warning: nothing is written that the script did \
+            not save. SIGTERM, SIGHUP and SIGINT (outside a terminal) autosave unsaved changes to the sidecar \
+            (.NAME.docutil-autosave) before the session ends; the next open reports it ('recover', \
+            'discard-autosave').
             """)
 
     @Argument(help: "The document (XML, binary or SQLite store).")

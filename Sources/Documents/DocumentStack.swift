@@ -159,17 +159,19 @@ public enum DocumentStack {
                 warnings += loaded.warnings.map { "the model \(modelURL.path): \($0)" }
                 source = "given"
             } else if type == XMLStore.typeName {
-                let file = try XMLStoreFile(url: url)
+                // The header alone says whether the document carries its model; only a file without one is read
+                // whole here, to infer one.
+                let header = try XMLStoreFile.header(url: url)
                 let carried: ManagedObjectModel?
                 do {
-                    carried = try file.embeddedModel()
+                    carried = try XMLStoreFile.embeddedModel(in: header.metadata)
                 } catch {
                     throw error.inFile("\(url.path) (the model in its metadata)")
                 }
                 if let carried {
                     model = carried
                 } else {
-                    model = try file.inferredModel()
+                    model = try XMLStoreFile(url: url).inferredModel()
                     source = "inferred"
                     warnings.append(
                         "the document carries no model; one was inferred from its contents (use --model to give one)")

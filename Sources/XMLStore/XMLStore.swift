@@ -29,7 +29,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
             StoreType(
                 name: typeName, fileExtensions: ["xml", "storedata"],
                 make: { description throws(StoreError) in try XMLStore(description: description) },
-                readMetadata: { url throws(StoreError) in try XMLStoreFile(url: url).metadata },
+                readMetadata: { url throws(StoreError) in try XMLStoreFile.header(url: url).metadata },
                 recognizes: { url in XMLStoreFile.looksLikeXMLStore(url) }))
     }
 

@@ -34,6 +34,30 @@ public struct XMLStoreFile: Sendable {
         self.raw = raw
     }
 
+    /// The store's UUID and metadata, read from the `<databaseInfo>` at the top of the file without reading the
+    /// objects (what opening a document needs before it loads the store).
+    public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: MetadataValue]) {
+        let data: Data
+        do {
+            data = try FileKind.readRegularFile(url)
+        } catch {
+            throw StoreError(
+                error.code == .notFound ? .notFound : error.code == .unsupported ? .unsupported : .io, path: url.path,
+                error.message)
+        }
+        var reader = XMLStoreReader(path: url.path)
+        reader.headerOnly = true
+        let raw = try reader.read(data)
+        return (raw.uuid, raw.metadata.compactMapValues(\.metadataValue))
+    }
+
+    /// The model a store's metadata carries (written there by docutil), if any.
+    public static func embeddedModel(in metadata: [String: MetadataValue]) throws(ModelFileError) -> ManagedObjectModel?
+    {
+        guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }
+        return try ModelLoader.readContents(Data(contents.utf8))
+    }
+
     /// The model written into the file by docutil, if any.
     public func embeddedModel() throws(ModelFileError) -> ManagedObjectModel? {
         guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }

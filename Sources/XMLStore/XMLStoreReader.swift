@@ -7,6 +7,8 @@ import ObjectGraph
 /// external entity loading, no network. Every error names the line.
 struct XMLStoreReader {
     let path: String?
+    /// Stop after `<databaseInfo>` (UUID and metadata), leaving the objects unread.
+    var headerOnly = false
 
     func read(_ data: Data) throws(StoreError) -> RawXMLStore {
         guard !data.isEmpty else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
@@ -28,7 +30,7 @@ struct XMLStoreReader {
                     chars.baseAddress, Int32(chars.count), path ?? "store.xml", nil, options)
             else { return .failure(.xml(path, line: nil, "libxml2 could not start reading")) }
             defer { xmlFreeTextReader(reader) }
-            var parser = Parser(reader: reader, path: path)
+            var parser = Parser(reader: reader, path: path, headerOnly: headerOnly)
             do throws(StoreError) {
                 return .success(try parser.parse())
             } catch {
@@ -42,11 +44,13 @@ struct XMLStoreReader {
     struct Parser {
         let reader: xmlTextReaderPtr
         let path: String?
+        let headerOnly: Bool
         var store = RawXMLStore()
 
-        init(reader: xmlTextReaderPtr, path: String?) {
+        init(reader: xmlTextReaderPtr, path: String?, headerOnly: Bool = false) {
             self.reader = reader
             self.path = path
+            self.headerOnly = headerOnly
         }
 
         var line: Int { Int(xmlTextReaderGetParserLineNumber(reader)) }
@@ -180,8 +184,12 @@ struct XMLStoreReader {
                 if isEndElement { return store }
                 guard isElement else { continue }
                 switch name {
-                case "databaseInfo": try parseInfo()
-                case "object": try parseObject()
+                case "databaseInfo":
+                    try parseInfo()
+                    if headerOnly { return store }
+                case "object":
+                    if headerOnly { return store }
+                    try parseObject()
                 default: throw fail("unexpected element <\(name)> in <database>")
                 }
             }

@@ -94,7 +94,9 @@ struct DocumentCrashTests {
             #expect(!after.contains { $0.contains(".docutil-tmp-") }, "run \(run): \(after)")
         }
         #expect(outcomes.old + outcomes.new == 50)
-        print("\(kind): save \(Int(saveTime * 1000)) ms; killed saves left the old document \(outcomes.old) times, the new \(outcomes.new)")
+        print(
+            "\(kind): save \(Int(saveTime * 1000)) ms; killed saves left the old document \(outcomes.old) times, the new \(outcomes.new)"
+        )
     }
 
     @Test(arguments: Kind.all)
@@ -106,7 +108,10 @@ struct DocumentCrashTests {
         let limit = max(1, original.count / 1024 / 3)
         let child = try ChildProcess(
             URL(fileURLWithPath: "/bin/bash"),
-            ["-c", "trap '' XFSZ; ulimit -f \(limit); exec \"$0\" open \"$1\" --keep-going", Self.executable.path, url.path])
+            [
+                "-c", "trap '' XFSZ; ulimit -f \(limit); exec \"$0\" open \"$1\" --keep-going", Self.executable.path,
+                url.path,
+            ])
         child.send("update Employee set salary=3\nsave\nstatus\nquit --discard\n")
         let status = child.wait()
         #expect(status == 74, "\(child.errorOutput)")

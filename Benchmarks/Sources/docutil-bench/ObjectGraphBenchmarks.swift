@@ -111,7 +111,7 @@ enum ObjectGraphBenchmarks {
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
                 for (key, value) in values(i) { try item.setValue(value, forKey: key) }
-                item.setObject(group, forKey: "group")
+                try item.setObject(group, forKey: "group")
             }
             let start = DispatchTime.now().uptimeNanoseconds
             try context.save()
@@ -127,12 +127,12 @@ enum ObjectGraphBenchmarks {
         before = heapBytes()
         var faults: [ManagedObject] = []
         faults.reserveCapacity(ids.count)
-        for id in ids { faults.append(context.object(with: id)) }
+        for id in ids { faults.append(try context.object(with: id)) }
         precondition(ids.count == count, "the store holds \(ids.count) objects, expected \(count)")
         let faultBytes = Double(heapBytes() - before) / Double(count)
         before = heapBytes()
         let fireStart = DispatchTime.now().uptimeNanoseconds
-        for object in faults { blackHole(object.attributeValue(forKey: "name")) }
+        for object in faults { blackHole(try object.attributeValue(forKey: "name")) }
         let fireTime = Double(DispatchTime.now().uptimeNanoseconds - fireStart) / 1e9
         let firedBytes = Double(heapBytes() - before) / Double(count) + faultBytes
         report("fire 100,000 faults", seconds: fireTime)

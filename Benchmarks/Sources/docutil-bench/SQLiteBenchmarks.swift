@@ -153,7 +153,7 @@ enum SQLiteBenchmarks {
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
                 for (key, value) in values(i) { try item.setValue(value, forKey: key) }
-                item.setObject(group, forKey: "group")
+                try item.setObject(group, forKey: "group")
             }
             try context.save()
         }
@@ -166,7 +166,7 @@ enum SQLiteBenchmarks {
             request.includesPropertyValues = !asFaults
             let objects = try context.fetch(request)
             precondition(objects.count == count)
-            if !asFaults { for object in objects { blackHole(object.attributeValue(forKey: "name")) } }
+            if !asFaults { for object in objects { blackHole(try object.attributeValue(forKey: "name")) } }
             return objects
         }
 
@@ -177,7 +177,7 @@ enum SQLiteBenchmarks {
             request.returnsObjectsAsFaults = false
             let objects = try context.fetch(request)
             precondition(objects.count == 1000)
-            for object in objects { blackHole(object.attributeValue(forKey: "name")) }
+            for object in objects { blackHole(try object.attributeValue(forKey: "name")) }
             return objects
         }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-// `docutil-bench [predicate|graph|atomic|sqlite …]` runs the named blocks; no argument runs them all.
+// `docutil-bench [predicate|graph|atomic|sqlite|document …]` runs the named blocks; no argument runs them all.
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
@@ -9,3 +9,4 @@ if wanted("predicate") { try PredicateBenchmarks.run() }
 if wanted("graph") { try ObjectGraphBenchmarks.run() }
 if wanted("atomic") { try AtomicStoreBenchmarks.run() }
 if wanted("sqlite") { try SQLiteBenchmarks.run() }
+if wanted("document") { try DocumentBenchmarks.run() }

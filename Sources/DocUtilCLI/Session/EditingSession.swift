@@ -35,14 +35,17 @@ final class EditingSession {
 
     static let help: [(String, String)] = [
         ("entities", "entity names with object counts"),
-        ("list ENTITY [where PREDICATE] [sort KEY[,-KEY…]] [limit N]", "matching objects (sub-entities included)"),
-        ("show REF…", "every property of those objects"),
-        ("insert ENTITY [KEY=VALUE…]", "a new object; prints its reference"),
-        ("set REF KEY=VALUE…", "change attributes or relationships (a to-one takes REF or nil, a to-many {REF, …})"),
-        ("add REF KEY REF…", "add objects to a to-many relationship"),
-        ("remove REF KEY REF…", "remove objects from a to-many relationship"),
-        ("update ENTITY [where PREDICATE] set KEY=VALUE…", "change many objects in one step; prints how many"),
-        ("delete REF…", "delete objects (delete rules apply)"),
+        ("list ENTITY [where PREDICATE] [sort KEY[,-KEY...]] [limit N]", "matching objects (sub-entities included)"),
+        ("show REF...", "every property of those objects"),
+        ("insert ENTITY [KEY=VALUE...]", "a new object; prints its reference"),
+        (
+            "set REF KEY=VALUE...",
+            "change attributes or relationships (a to-one takes REF or nil, a to-many {REF, ...})"
+        ),
+        ("add REF KEY REF...", "add objects to a to-many relationship"),
+        ("remove REF KEY REF...", "remove objects from a to-many relationship"),
+        ("update ENTITY [where PREDICATE] set KEY=VALUE...", "change many objects in one step; prints how many"),
+        ("delete REF...", "delete objects (delete rules apply)"),
         ("undo [N], redo [N]", "undo or redo the last N commands"),
         ("status", "path, store type, edited, unsaved inserts/updates/deletes, undo and redo"),
         ("save [--force]", "save in place (--force: over changes made on disk)"),
@@ -173,7 +176,7 @@ final class EditingSession {
     }
 
     private func show(_ words: [String]) throws {
-        guard !words.isEmpty else { throw SessionError.usage("show REF…") }
+        guard !words.isEmpty else { throw SessionError.usage("show REF...") }
         let objects = try words.map(object)
         emit(
             try objects.map(detail).joined(separator: "\n"),
@@ -220,7 +223,7 @@ final class EditingSession {
             if let failure = context.pendingFailures.dropFirst(failures).first {
                 throw SessionError.badValue(failure.description)
             }
-            undo?.setActionName(name.count > 80 ? String(name.prefix(77)) + "…" : name)
+            undo?.setActionName(name.count > 80 ? String(name.prefix(77)) + "..." : name)
             undo?.endUndoGrouping()
             context.processPendingChanges()
         } catch {
@@ -232,7 +235,7 @@ final class EditingSession {
     }
 
     private func insert(_ words: [String]) throws {
-        guard let entity = words.first else { throw SessionError.usage("insert ENTITY [KEY=VALUE…]") }
+        guard let entity = words.first else { throw SessionError.usage("insert ENTITY [KEY=VALUE...]") }
         guard model.entity(named: entity) != nil else { throw unknownEntity(entity) }
         let object = try context.insertNewObject(forEntityName: entity)
         for word in words.dropFirst() {
@@ -247,7 +250,7 @@ final class EditingSession {
     }
 
     private func set(_ words: [String]) throws {
-        guard words.count >= 2 else { throw SessionError.usage("set REF KEY=VALUE…") }
+        guard words.count >= 2 else { throw SessionError.usage("set REF KEY=VALUE...") }
         let target = try object(words[0])
         for word in words.dropFirst() {
             let (key, value) = try SessionWords.assignment(word)
@@ -256,7 +259,7 @@ final class EditingSession {
     }
 
     private func relate(_ words: [String], adding: Bool) throws {
-        guard words.count >= 3 else { throw SessionError.usage("\(adding ? "add" : "remove") REF KEY REF…") }
+        guard words.count >= 3 else { throw SessionError.usage("\(adding ? "add" : "remove") REF KEY REF...") }
         let owner = try object(words[0])
         let key = words[1]
         guard let relationship = owner.entity.relationships.first(where: { $0.name == key }) else {
@@ -275,7 +278,7 @@ final class EditingSession {
     private func update(_ words: [String], line: String) throws {
         guard let entity = words.first, let setIndex = words.firstIndex(of: "set"), setIndex > 0,
             setIndex < words.count - 1
-        else { throw SessionError.usage("update ENTITY [where PREDICATE] set KEY=VALUE…") }
+        else { throw SessionError.usage("update ENTITY [where PREDICATE] set KEY=VALUE...") }
         let request = try fetchRequest(entity, Array(words[1..<setIndex]), allowed: ["where"])
         var count = 0
         try changing(line) {
@@ -291,7 +294,7 @@ final class EditingSession {
     }
 
     private func delete(_ words: [String]) throws {
-        guard !words.isEmpty else { throw SessionError.usage("delete REF…") }
+        guard !words.isEmpty else { throw SessionError.usage("delete REF...") }
         for object in try words.map(object) { try context.delete(object, applyingDeleteRules: true) }
     }
 
@@ -320,7 +323,7 @@ final class EditingSession {
     // MARK: - Values and references
 
     /// Sets `key` of `object` from the text after `=`: a literal for an attribute (strings parse as the attribute's
-    /// type), REF or nil for a to-one, `{REF, …}` for a to-many.
+    /// type), REF or nil for a to-one, `{REF, ...}` for a to-many.
     private func assign(_ text: String, to key: String, of object: ManagedObject) throws {
         let layout = object.entity
         if let index = layout.attributeSlot(named: key) {
