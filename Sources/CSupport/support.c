@@ -61,17 +61,11 @@ void docutil_cleanup_run(void) {
     }
 }
 
+void docutil_die_of_signal(int signal_number);
+
 static void handle(int signal_number) {
-    int saved = errno;
-    docutil_cleanup_run();
-    errno = saved;
     /* Die of the same signal, as the shell expects. */
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    sigaction(signal_number, &action, NULL);
-    raise(signal_number);
+    docutil_die_of_signal(signal_number);
 }
 
 void docutil_cleanup_install_signal_handlers(void) {

@@ -110,18 +110,7 @@ public enum DocumentStack {
         _ url: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
     ) throws(DocumentError) -> OpenedDocument {
         registerStoreTypes()
-        let kind: FileKind
-        do {
-            kind = try FileKind(path: url.path)
-        } catch {
-            throw DocumentError(.io, error.description)
-        }
-        switch kind {
-        case .regularFile: break
-        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
-        default:
-            throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
-        }
+        try requireDocumentFile(url)
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
         }
@@ -220,6 +209,23 @@ public enum DocumentStack {
             }
         }
         return (model, source, warnings)
+    }
+
+    /// Refuses anything but a regular file as a document to read: a missing file, a folder, a device or a FIFO is
+    /// `noInput` (never waited on).
+    static func requireDocumentFile(_ url: URL) throws(DocumentError) {
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: url.path)
+        } catch {
+            throw DocumentError(.io, error.description)
+        }
+        switch kind {
+        case .regularFile: break
+        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
+        default:
+            throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
+        }
     }
 
     /// The model text a document carries, read, with errors naming the document.

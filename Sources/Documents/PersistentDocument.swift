@@ -83,18 +83,7 @@ open class PersistentDocument {
         program: String = "docutil"
     ) throws(DocumentError) {
         DocumentStack.registerStoreTypes()
-        let kind: FileKind
-        do {
-            kind = try FileKind(path: url.path)
-        } catch {
-            throw DocumentError(.io, error.description)
-        }
-        switch kind {
-        case .regularFile: break
-        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
-        default:
-            throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
-        }
+        try DocumentStack.requireDocumentFile(url)
         let type: DocumentType
         if let typeName {
             guard let named = DocumentTypeRegistry.type(named: typeName) else {

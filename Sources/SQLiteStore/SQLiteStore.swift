@@ -172,11 +172,18 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// SQLite's `data_version`. Checkpoints and this store's own saves leave it alone, so a document compares two
     /// readings to tell whether someone else changed it.
     public func externalChangeCounter() throws(StoreError) -> Int64 {
-        do {
+        try reporting { () throws -> Int64 in
             guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first else {
                 throw StoreError(.io, path: description.url?.path, "cannot read the data version")
             }
             return version
+        }
+    }
+
+    /// Runs `body`, turning any failure into a ``StoreError`` naming the file.
+    func reporting<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
         } catch let error as StoreError {
             throw error
         } catch let error as SQLiteStoreError {
@@ -196,19 +203,12 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// data files to the folder a store at `destination` reads them from (files already there are kept: they are
     /// named by their contents' UUIDs).
     public func copyWhole(to temporary: URL, destination: URL) throws(StoreError) -> [String: String] {
-        let mode: String
-        do {
+        let mode = try reporting { () throws -> String in
             guard case .text(let current)? = try database.query("PRAGMA journal_mode").first?.first else {
                 throw StoreError(.io, path: description.url?.path, "cannot read the journal mode")
             }
-            mode = current.uppercased()
             try database.run("VACUUM INTO ?", [.text(temporary.path)])
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteStoreError {
-            throw storeError(error)
-        } catch {
-            throw StoreError(.io, path: description.url?.path, "\(error)")
+            return current.uppercased()
         }
         let target = Self.externalDataDirectory(for: destination)
         if let source = externalDataDirectory, source.standardizedFileURL != target.standardizedFileURL,

@@ -14,19 +14,7 @@ public struct XMLStoreFile: Sendable {
 
     /// Reads the whole file.
     public init(url: URL) throws(StoreError) {
-        let data: Data
-        do {
-            data = try FileKind.readRegularFile(url)
-        } catch {
-            let code: StoreError.Code =
-                switch error.code {
-                case .notFound: .notFound
-                case .unsupported: .unsupported
-                default: .io
-                }
-            throw StoreError(code, path: url.path, error.message)
-        }
-        let raw = try XMLStoreReader(path: url.path).read(data)
+        let raw = try XMLStoreReader(path: url.path).read(try Self.contents(of: url))
         self.url = url
         uuid = raw.uuid
         metadata = raw.metadata.compactMapValues(\.metadataValue)
@@ -37,18 +25,25 @@ public struct XMLStoreFile: Sendable {
     /// The store's UUID and metadata, read from the `<databaseInfo>` at the top of the file without reading the
     /// objects (what opening a document needs before it loads the store).
     public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: MetadataValue]) {
-        let data: Data
-        do {
-            data = try FileKind.readRegularFile(url)
-        } catch {
-            throw StoreError(
-                error.code == .notFound ? .notFound : error.code == .unsupported ? .unsupported : .io, path: url.path,
-                error.message)
-        }
         var reader = XMLStoreReader(path: url.path)
         reader.headerOnly = true
-        let raw = try reader.read(data)
+        let raw = try reader.read(try contents(of: url))
         return (raw.uuid, raw.metadata.compactMapValues(\.metadataValue))
+    }
+
+    /// The bytes of a store file (a regular file only).
+    static func contents(of url: URL) throws(StoreError) -> Data {
+        do {
+            return try FileKind.readRegularFile(url)
+        } catch {
+            let code: StoreError.Code =
+                switch error.code {
+                case .notFound: .notFound
+                case .unsupported: .unsupported
+                default: .io
+                }
+            throw StoreError(code, path: url.path, error.message)
+        }
     }
 
     /// The model a store's metadata carries (written there by docutil), if any.

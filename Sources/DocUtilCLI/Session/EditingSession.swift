@@ -358,26 +358,18 @@ final class EditingSession {
                 "\(entity).\(attribute.name): '\(text)' is not a literal (use 42, 4.5, 'text', YES, NO, nil or CAST(…))"
             )
         }
-        let value: AttributeValue
         switch constant {
-        case .null: value = .null
-        case .boolean(let b): value = .boolean(b)
-        case .integer(let i): value = .integer64(i)
-        case .double(let d):
+        case .double(let d)
+        where attribute.type == .float && d.isFinite
+            && abs(d) <= Double(Float.greatestFiniteMagnitude):
             // A decimal literal typed for a Float attribute means the nearest Float.
-            if attribute.type == .float, d.isFinite, abs(d) <= Double(Float.greatestFiniteMagnitude) {
-                return .float(Float(d))
-            }
-            value = .double(d)
-        case .decimal(let d): value = .decimal(d)
-        case .string(let s): value = .string(s)
-        case .date(let d): value = .date(d)
-        case .data(let d): value = .binary(d)
-        case .uuid(let u): value = .uuid(u)
-        case .url(let u): value = .uri(u)
+            return .float(Float(d))
         case .array:
             throw SessionError.badValue("\(entity).\(attribute.name): a list is not an attribute value")
+        default:
+            break
         }
+        let value = AttributeValue(constant: constant)
         do {
             return try value.converted(to: attribute.type)
         } catch {

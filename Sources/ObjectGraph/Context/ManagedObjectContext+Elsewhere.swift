@@ -49,6 +49,11 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError`` `validation` listing every failure, or `object` for a pending failure.
     public func validateForSave() throws(ContextError) {
         processPendingChanges()
+        try checkValidation()
+    }
+
+    /// Throws a kept failure, or every failed rule, for the changes as they stand.
+    func checkValidation() throws(ContextError) {
         if let failure = pendingFailures.first { throw .object(failure) }
         let errors: [ObjectValidationError]
         do {

@@ -19,15 +19,7 @@ extension ManagedObjectContext {
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
         for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
         processPendingChanges()
-        if let failure = pendingFailures.first { throw .object(failure) }
-
-        let errors: [ObjectValidationError]
-        do {
-            errors = try validationErrors()
-        } catch {
-            throw .object(error)
-        }
-        if !errors.isEmpty { throw .validation(errors) }
+        try checkValidation()
 
         let insertedNow = insertedObjects
         let updatedNow = updatedObjects
