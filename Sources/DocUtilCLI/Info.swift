@@ -24,12 +24,15 @@ struct Info: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let url = URL(fileURLWithPath: document)
-            guard FileManager.default.fileExists(atPath: url.path) else {
+            let given = URL(fileURLWithPath: document)
+            guard FileManager.default.fileExists(atPath: given.path) else {
                 throw DocumentError(.noInput, "\(document): no such file")
             }
+            // A document package is described by the store inside it.
+            let (url, isPackage) = try DocumentPackage.storeFile(of: given)
             let size = try Self.fileSize(url.path) ?? 0
             var members: [(String, JSONValue)] = [("path", .string(document))]
+            if isPackage { members.append(("package", .object([("store", .string(url.path))]))) }
             var counts: [String: Int] = [:]
             var metadata: [String: MetadataValue] = [:]
             var uuid: String?
@@ -61,7 +64,7 @@ struct Info: ParsableCommand {
                 ]
                 extra.append(("wal", JSONValue.object(walMembers)))
             } else {
-                let opened = try options.open(document)
+                let opened = try options.open(url.path)
                 storeType = opened.storeType
                 uuid = opened.store.identifier
                 metadata = opened.store.metadata
@@ -86,7 +89,7 @@ struct Info: ParsableCommand {
             }
             members.append(("entityCounts", JSONValue.object(countMembers)))
             members += extra
-            members += Self.documentState(url)
+            members += Self.documentState(given)
             let output: String
             switch format {
             case .json: output = JSONValue.object(members).serialized() + "\n"

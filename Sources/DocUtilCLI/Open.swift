@@ -48,6 +48,9 @@ struct Open: ParsableCommand {
     @Option(help: "The type of a new document: xml, binary or sqlite (default: from DOC's extension).")
     var type: String?
 
+    @Flag(help: "Make the new document a package folder (UIManagedDocument's layout: StoreContent/persistentStore).")
+    var package = false
+
     @Flag(name: .customLong("read-only"), help: "Open without the lock and without saving in place.")
     var readOnly = false
 
@@ -72,6 +75,7 @@ struct Open: ParsableCommand {
         if !create && type != nil {
             throw ValidationError("--type is for --create (an existing document has its type)")
         }
+        if !create && package { throw ValidationError("--package is for --create") }
         if let autosave, !(autosave > 0) || !autosave.isFinite {
             throw ValidationError("--autosave takes a number of seconds above 0")
         }
@@ -153,14 +157,16 @@ struct Open: ParsableCommand {
                 given = loaded.model
             }
             if create {
-                guard let documentType = DocumentTypeRegistry.type(forName: type, url: url), documentType.isWritable,
+                guard
+                    let documentType = DocumentTypeRegistry.type(forName: type ?? (package ? "sqlite" : nil), url: url),
+                    documentType.isWritable,
                     let given
                 else {
                     throw ValidationError(
                         "give the type of the new document with --type (xml, binary or sqlite) or DOC's extension")
                 }
                 return try PersistentDocument(
-                    creatingAt: url, ofType: documentType, model: given, program: "docutil open")
+                    creatingAt: url, ofType: documentType, model: given, asPackage: package, program: "docutil open")
             }
             let opened = try PersistentDocument(
                 contentsOf: url, model: given, readOnly: readOnly, program: "docutil open")

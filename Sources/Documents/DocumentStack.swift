@@ -107,9 +107,11 @@ public enum DocumentStack {
     ///     ``OpenedDocument/valueWarnings``, instead of failing the read; for showing a damaged document, never for
     ///     writing one.
     public static func open(
-        _ url: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
+        _ document: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
     ) throws(DocumentError) -> OpenedDocument {
         registerStoreTypes()
+        // A document package is read through the store inside it.
+        let url = try DocumentPackage.storeFile(of: document).url
         try requireDocumentFile(url)
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")

@@ -22,8 +22,11 @@ import SQLiteStore
 ///
 /// A document and its context belong to one isolation domain, like the context.
 open class PersistentDocument {
-    /// The document's file; `nil` while untitled (new, or imported from a file it will not be saved over).
+    /// The document's file (or package folder); `nil` while untitled (new, or imported from a file it will not be
+    /// saved over).
     public private(set) var fileURL: URL?
+    /// Whether the document is a package folder in `UIManagedDocument`'s layout (``DocumentPackage``).
+    public private(set) var isPackage: Bool
     /// The document's type.
     public private(set) var fileType: DocumentType
     /// The coordinator, with the document's one store.
@@ -83,7 +86,8 @@ open class PersistentDocument {
         program: String = "docutil"
     ) throws(DocumentError) {
         DocumentStack.registerStoreTypes()
-        try DocumentStack.requireDocumentFile(url)
+        let (storeURL, package) = try DocumentPackage.storeFile(of: url)
+        try DocumentStack.requireDocumentFile(storeURL)
         let type: DocumentType
         if let typeName {
             guard let named = DocumentTypeRegistry.type(named: typeName) else {
@@ -91,7 +95,7 @@ open class PersistentDocument {
             }
             type = named
         } else {
-            guard let found = DocumentTypeRegistry.type(of: url) else {
+            guard let found = DocumentTypeRegistry.type(of: storeURL) else {
                 throw DocumentError(
                     .badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
             }
@@ -101,7 +105,7 @@ open class PersistentDocument {
         if let model {
             chosen = (model, "given", [])
         } else {
-            chosen = try Self.managedObjectModel(for: url, ofType: type)
+            chosen = try Self.managedObjectModel(for: storeURL, ofType: type)
         }
         coordinator = PersistentStoreCoordinator(model: chosen.model)
         managedObjectContext = ManagedObjectContext(coordinator: coordinator)
@@ -110,6 +114,7 @@ open class PersistentDocument {
         warnings = chosen.warnings
         isReadOnly = readOnly || !type.isWritable
         isNew = false
+        isPackage = package
         self.program = program
         fileURL = url
         observeUndo()
@@ -126,13 +131,15 @@ open class PersistentDocument {
         if !isReadOnly {
             lock = try DocumentLock.acquire(for: SafeReplacement.destination(for: url), program: program)
             SafeReplacement.sweepStaleTemporaries(beside: SafeReplacement.destination(for: url))
+            if package { SafeReplacement.sweepStaleTemporaries(beside: storeURL) }
         }
         var options = type.storeOptions
         if isReadOnly { options["readOnly"] = "YES" }
         // The journal mode is chosen when a file is created; an existing document keeps its own.
         options["journalMode"] = nil
         do {
-            try configurePersistentStoreCoordinator(for: url, ofType: type, storeType: storeType, options: options)
+            try configurePersistentStoreCoordinator(
+                for: storeURL, ofType: type, storeType: storeType, options: options)
             try rememberFile()
             foundAutosave = try AutosaveJournal.info(at: sidecarURL())
         } catch {
@@ -143,11 +150,13 @@ open class PersistentDocument {
     }
 
     /// Starts a new document of `type`: untitled when `url` is `nil`, else to be saved at `url` (which must not
-    /// exist) by its first save. Nothing is written until then.
+    /// exist) by its first save — as a package folder (``DocumentPackage``) when `asPackage`. Nothing is written
+    /// until then.
     /// - Throws: ``DocumentError`` `cannotCreate` when `url` exists or the type cannot be saved, `conflict` when
     ///   another process holds `url`'s lock.
     public required init(
-        creatingAt url: URL?, ofType type: DocumentType, model: ManagedObjectModel, program: String = "docutil"
+        creatingAt url: URL?, ofType type: DocumentType, model: ManagedObjectModel, asPackage: Bool = false,
+        program: String = "docutil"
     ) throws(DocumentError) {
         DocumentStack.registerStoreTypes()
         guard type.isWritable else {
@@ -171,6 +180,7 @@ open class PersistentDocument {
         modelSource = "new"
         isReadOnly = false
         isNew = true
+        isPackage = asPackage
         self.program = program
         observeUndo()
         if let url { lock = try DocumentLock.acquire(for: SafeReplacement.destination(for: url), program: program) }
@@ -225,6 +235,11 @@ open class PersistentDocument {
 
     /// The document's store.
     public var persistentStore: (any PersistentStore)? { coordinator.persistentStores.first }
+
+    /// The file holding the store: the document itself, or the store inside its package.
+    public var storeFileURL: URL? {
+        fileURL.map { isPackage ? DocumentPackage.storeURL(in: $0) : $0 }
+    }
 
     /// The undo manager (the context's).
     public var undoManager: UndoManager? { managedObjectContext.undoManager }
@@ -308,9 +323,14 @@ open class PersistentDocument {
     /// - Parameters:
     ///   - type: the new type (`nil`: the same type, or the one `url`'s extension names).
     ///   - force: replace a regular file at `url` (never a directory or a device).
-    /// - Throws: ``DocumentError``: `cannotCreate` when `url` exists (without `force`), is not a regular file, or the
-    ///   type cannot be saved; `conflict` when another process has `url` open; `badData` for validation; `io`.
-    public func saveAs(to url: URL, ofType type: DocumentType? = nil, force: Bool = false) throws(DocumentError) {
+    ///   - asPackage: write a package folder (``DocumentPackage``) or a single file; `nil`: as the document is now.
+    /// - Throws: ``DocumentError``: `cannotCreate` when `url` exists (without `force`; a package never replaces
+    ///   anything), is not a regular file, or the type cannot be saved; `conflict` when another process has `url`
+    ///   open; `badData` for validation; `io`.
+    public func saveAs(
+        to url: URL, ofType type: DocumentType? = nil, force: Bool = false, asPackage: Bool? = nil
+    ) throws(DocumentError) {
+        let package = asPackage ?? isPackage
         let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
         guard type.isWritable, let storeType = persistentStoreType(for: type) else {
             throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
@@ -325,11 +345,11 @@ open class PersistentDocument {
             }
             return try save(force: force)
         }
-        try checkOutput(url, force: force)
+        if !package { try checkOutput(url, force: force) }
         let destination = SafeReplacement.destination(for: url)
         let newLock = try DocumentLock.acquire(for: destination, program: program)
         do {
-            try writeElsewhere(to: url, type: type, storeType: storeType)
+            try writeElsewhere(to: url, type: type, storeType: storeType, asPackage: package)
         } catch {
             newLock.release()
             throw error
@@ -340,6 +360,7 @@ open class PersistentDocument {
         fileURL = url
         fileType = type
         isNew = false
+        isPackage = package
         importedFrom = nil
         if let oldSidecar { unlink(oldSidecar.path) }
         ownsSidecar = false
@@ -351,8 +372,11 @@ open class PersistentDocument {
 
     /// Writes the current state (unsaved changes included, validated first) to another file and type; the document
     /// stays where it was and stays edited.
-    /// - Throws: as ``saveAs(to:ofType:force:)``.
-    public func saveCopy(to url: URL, ofType type: DocumentType? = nil, force: Bool = false) throws(DocumentError) {
+    /// - Throws: as ``saveAs(to:ofType:force:asPackage:)``.
+    public func saveCopy(
+        to url: URL, ofType type: DocumentType? = nil, force: Bool = false, asPackage: Bool? = nil
+    ) throws(DocumentError) {
+        let package = asPackage ?? isPackage
         let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
         guard type.isWritable, let storeType = persistentStoreType(for: type) else {
             throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
@@ -363,7 +387,7 @@ open class PersistentDocument {
         {
             throw DocumentError(.cannotCreate, "\(url.path) is the document's own file; a copy goes elsewhere")
         }
-        try checkOutput(url, force: force)
+        if !package { try checkOutput(url, force: force) }
         if let holder = Self.lockHolder(of: url) {
             throw DocumentError(.conflict, "\(url.path) is open for writing by \(holder); not replaced")
         }
@@ -375,12 +399,37 @@ open class PersistentDocument {
             throw Self.documentError(error, saving: url)
         }
         guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
+        if package {
+            try DocumentPackage.write(to: url, copying: isPackage && !isNew ? fileURL : nil) {
+                (storeURL) throws(DocumentError) in
+                try writeCopy(of: store, changes, to: storeURL, type: type, storeType: storeType, inPackage: true)
+            }
+        } else {
+            try writeCopy(of: store, changes, to: url, type: type, storeType: storeType, inPackage: false)
+        }
+    }
+
+    /// Writes a copy of the store with `changes` laid over it.
+    @discardableResult
+    func writeCopy(
+        of store: any PersistentStore, _ changes: UnsavedChanges, to url: URL, type: DocumentType, storeType: String,
+        inPackage: Bool
+    ) throws(DocumentError) -> [ManagedObjectID: ManagedObjectID] {
         do {
-            try coordinator.writeCopy(
-                of: store, applying: changes, to: url, type: storeType, options: type.storeOptions)
+            return try coordinator.writeCopy(
+                of: store, applying: changes, to: url, type: storeType,
+                options: Self.storeOptions(type, storeType: storeType, inPackage: inPackage))
         } catch {
             throw Self.documentError(ContextError.store(error), saving: url)
         }
+    }
+
+    /// The options a new store file of `type` gets: inside a package, a SQLite store uses write-ahead logging (the
+    /// package keeps its side files together); a single-file document uses a rollback journal.
+    static func storeOptions(_ type: DocumentType, storeType: String, inPackage: Bool) -> [String: String] {
+        var options = type.storeOptions
+        if inPackage && storeType == SQLiteStore.typeName { options["journalMode"] = "WAL" }
+        return options
     }
 
     /// Discards every unsaved change and reads the file again (picking up changes made to it elsewhere); undo is
@@ -401,7 +450,9 @@ open class PersistentDocument {
         var options = fileType.storeOptions
         options["journalMode"] = nil
         if isReadOnly { options["readOnly"] = "YES" }
-        try configurePersistentStoreCoordinator(for: url, ofType: fileType, storeType: storeType, options: options)
+        try configurePersistentStoreCoordinator(
+            for: isPackage ? DocumentPackage.storeURL(in: url) : url, ofType: fileType, storeType: storeType,
+            options: options)
         try rememberFile()
         if let sidecar { unlink(sidecar.path) }
         if inheritedSidecar { foundAutosave = try AutosaveJournal.info(at: sidecarURL()) }
@@ -578,7 +629,7 @@ open class PersistentDocument {
     }
 
     /// Writes the document's current state to `url` as a new store and moves the document there.
-    func writeElsewhere(to url: URL, type: DocumentType, storeType: String) throws(DocumentError) {
+    func writeElsewhere(to url: URL, type: DocumentType, storeType: String, asPackage: Bool) throws(DocumentError) {
         try validate()
         let context = managedObjectContext
         let changes: UnsavedChanges
@@ -588,12 +639,27 @@ open class PersistentDocument {
             throw Self.documentError(error, saving: url)
         }
         guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
-        let mapping: [ManagedObjectID: ManagedObjectID]
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        let options = Self.storeOptions(type, storeType: storeType, inPackage: asPackage)
         do {
-            (_, mapping) = try coordinator.replacePersistentStore(
-                store, withCopyAt: url, type: storeType, options: type.storeOptions, applying: changes)
-        } catch {
+            if asPackage {
+                try DocumentPackage.write(to: url, copying: isPackage && !isNew ? fileURL : nil) {
+                    (storeURL) throws(DocumentError) in
+                    mapping = try writeCopy(
+                        of: store, changes, to: storeURL, type: type, storeType: storeType, inPackage: true)
+                }
+                try coordinator.swapPersistentStore(
+                    store, forStoreAt: DocumentPackage.storeURL(in: url), type: storeType, options: options)
+            } else {
+                (_, mapping) = try coordinator.replacePersistentStore(
+                    store, withCopyAt: url, type: storeType, options: options, applying: changes)
+            }
+        } catch let error as DocumentError {
+            throw error
+        } catch let error as StoreError {
             throw Self.documentError(ContextError.store(error), saving: url)
+        } catch {
+            throw DocumentError(.io, "\(url.path): \(error)")
         }
         context.adoptSavedChanges(mapping: mapping)
     }
@@ -603,8 +669,8 @@ open class PersistentDocument {
         guard let storeType = persistentStoreType(for: type) else {
             throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
         }
-        try checkOutput(url, force: force)
-        try writeElsewhere(to: url, type: type, storeType: storeType)
+        if !isPackage { try checkOutput(url, force: force) }
+        try writeElsewhere(to: url, type: type, storeType: storeType, asPackage: isPackage)
         isNew = false
         try rememberFile()
         didSave()
@@ -650,7 +716,7 @@ open class PersistentDocument {
 
     /// Records the file as it is now (after opening or saving): our own writes never look like someone else's.
     func rememberFile() throws(DocumentError) {
-        guard let url = fileURL, !isNew else { return }
+        guard let url = storeFileURL, !isNew else { return }
         fingerprint = try FileFingerprint.of(SafeReplacement.destination(for: url))
         if let sqlite = persistentStore as? SQLiteStore {
             do {
@@ -665,7 +731,7 @@ open class PersistentDocument {
 
     /// Refuses a save over a file that changed, was replaced or went away since it was read or saved.
     func checkUnchangedOnDisk(force: Bool) throws(DocumentError) {
-        guard let url = fileURL, let fingerprint else { return }
+        guard let url = storeFileURL, let fingerprint else { return }
         let destination = SafeReplacement.destination(for: url)
         let now = try FileFingerprint.of(destination)
         let isSQLite = persistentStore is SQLiteStore

@@ -11,9 +11,10 @@ struct DocumentCrashTests {
     static let executable = Fixtures.builtExecutable("docutil")
 
     /// A saved document with one department and `employees` employees, all at salary 1000.
-    static func document(_ kind: Kind) throws -> URL {
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("crash.\(kind.ext)")
-        let document = try PersistentDocument(creatingAt: url, ofType: kind.type, model: try Company.model())
+    static func document(_ kind: Kind, package: Bool = false) throws -> URL {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent(package ? "crash.pkg" : "crash.\(kind.ext)")
+        let document = try PersistentDocument(
+            creatingAt: url, ofType: kind.type, model: try Company.model(), asPackage: package)
         let context = document.managedObjectContext
         let department = try context.insertNewObject(forEntityName: "Department")
         try department.setValue(.string("All"), forKey: "name")
@@ -51,9 +52,9 @@ struct DocumentCrashTests {
         return child
     }
 
-    @Test(arguments: Kind.all)
-    func aSaveKilledAnywhereLeavesTheOldOrTheNewDocument(kind: Kind) throws {
-        let base = try Self.document(kind)
+    @Test(arguments: Kind.all.map { ($0, false) } + Kind.all.map { ($0, true) })
+    func aSaveKilledAnywhereLeavesTheOldOrTheNewDocument(kind: Kind, package: Bool) throws {
+        let base = try Self.document(kind, package: package)
         // How long a save takes here, from the command to the answer after it.
         let probe = try Self.session(try Self.copy(base), salary: 7)
         let started = Date()
@@ -81,6 +82,13 @@ struct DocumentCrashTests {
                 Issue.record("run \(run): a mixed document: \(values.count) different salaries")
             }
             // Only the lock file and stale temporary files (removed by the next writer) may be left beside it.
+            let storeFolder = package ? DocumentPackage.storeURL(in: url).deletingLastPathComponent() : nil
+            let inside = try storeFolder.map { try FileManager.default.contentsOfDirectory(atPath: $0.path) } ?? []
+            #expect(
+                inside.allSatisfy {
+                    $0 == DocumentPackage.storeName || $0.contains(".docutil-tmp-")
+                        || $0.hasPrefix(DocumentPackage.storeName + "-")
+                }, "run \(run): \(inside)")
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
                 .filter {
                     $0 != url.lastPathComponent && !$0.hasSuffix(".docutil-lock") && !$0.contains(".docutil-tmp-")
@@ -95,7 +103,7 @@ struct DocumentCrashTests {
         }
         #expect(outcomes.old + outcomes.new == 50)
         print(
-            "\(kind): save \(Int(saveTime * 1000)) ms; killed saves left the old document \(outcomes.old) times, the new \(outcomes.new)"
+            "\(kind)\(package ? " package" : ""): save \(Int(saveTime * 1000)) ms; killed saves left the old document \(outcomes.old) times, the new \(outcomes.new)"
         )
     }
 

@@ -312,3 +312,59 @@ struct PersistentDocumentTests {
         #expect(try PersistentDocument.autosave(of: url) == nil)
     }
 }
+
+/// Documents that are package folders in UIManagedDocument's layout.
+struct DocumentPackageTests {
+    @Test(arguments: Kind.all)
+    func aPackageOpensSavesAndSavesAsWithItsContent(kind: Kind) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent("Notes.pkg")
+        let document = try PersistentDocument(
+            creatingAt: url, ofType: kind.type, model: try Company.model(), asPackage: true)
+        try Company.department("Sales", staff: ["Ann"], in: document.managedObjectContext)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        try document.save()
+        #expect(document.isPackage)
+        let store = DocumentPackage.storeURL(in: url)
+        #expect(FileManager.default.fileExists(atPath: store.path))
+        #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("DocumentMetadata.plist").path))
+        // Additional content the app keeps in the package is left alone, and travels with save as and copies.
+        try Data("kept".utf8).write(to: url.appendingPathComponent("notes.txt"))
+        try Docs.setSalary(document, "Ann", 42)
+        try document.save()
+        #expect(try Data(contentsOf: url.appendingPathComponent("notes.txt")) == Data("kept".utf8))
+        try document.close()
+        // Reopened (type found from the store inside), locked, autosaved beside the package.
+        let reopened = try PersistentDocument(contentsOf: url)
+        #expect(reopened.isPackage && reopened.fileType.name == kind.type.name)
+        #expect(try Docs.salary(reopened, "Ann") == .integer32(42))
+        #expect(throws: DocumentError.self) { _ = try PersistentDocument(contentsOf: url) }
+        try Docs.setSalary(reopened, "Ann", 43)
+        try reopened.autosave()
+        #expect(reopened.autosaveURL.path == folder.appendingPathComponent(".Notes.pkg.docutil-autosave").path)
+        let moved = folder.appendingPathComponent("Moved.pkg")
+        try reopened.saveAs(to: moved)
+        #expect(reopened.fileURL == moved && reopened.isPackage)
+        #expect(try Data(contentsOf: moved.appendingPathComponent("notes.txt")) == Data("kept".utf8))
+        #expect(try Docs.salary(PersistentDocument(contentsOf: moved, readOnly: true), "Ann") == .integer32(43))
+        #expect(try Docs.salary(PersistentDocument(contentsOf: url, readOnly: true), "Ann") == .integer32(42))
+        // A copy as a single file, and a package never replaces an existing folder.
+        let flat = folder.appendingPathComponent("flat.\(kind.ext)")
+        try reopened.saveCopy(to: flat, asPackage: false)
+        #expect(try Docs.salary(PersistentDocument(contentsOf: flat, readOnly: true), "Ann") == .integer32(43))
+        #expect {
+            try reopened.saveCopy(to: url, force: true)
+        } throws: { ($0 as? DocumentError)?.code == .cannotCreate }
+        // The package's old name is free again.
+        _ = try PersistentDocument(contentsOf: url)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.contains { $0.contains(".docutil-tmp-") }, "\(names)")
+    }
+
+    @Test func aFolderThatIsNotAPackageIsRefused() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        #expect {
+            _ = try PersistentDocument(contentsOf: folder)
+        } throws: { ($0 as? DocumentError)?.code == .noInput }
+    }
+}

@@ -49,8 +49,11 @@ final class EditingSession {
         ("undo [N], redo [N]", "undo or redo the last N commands"),
         ("status", "path, store type, edited, unsaved inserts/updates/deletes, undo and redo"),
         ("save [--force]", "save in place (--force: over changes made on disk)"),
-        ("save-as PATH [--type T] [--force]", "save as another file (and type); the document moves there"),
-        ("save-copy PATH [--type T] [--force]", "write the current state to another file; the document stays"),
+        ("save-as PATH [--type T] [--force] [--package|--file]", "save as another file; the document moves there"),
+        (
+            "save-copy PATH [--type T] [--force] [--package|--file]",
+            "write the current state elsewhere; the document stays"
+        ),
         ("revert", "discard unsaved changes and read the file again"),
         ("autosave", "write the unsaved changes to the autosave sidecar now"),
         ("recover", "lay an autosaved version over the document"),
@@ -99,11 +102,15 @@ final class EditingSession {
         case "save-as", "save-copy":
             let (flags, values, path) = try pathCommand(words, verb)
             let type = try documentType(values["--type"], path)
+            if flags.contains("--package") && flags.contains("--file") {
+                throw SessionError.usage("--package or --file, not both")
+            }
+            let package: Bool? = flags.contains("--package") ? true : flags.contains("--file") ? false : nil
             if verb == "save-as" {
-                try document.saveAs(to: path, ofType: type, force: flags.contains("--force"))
+                try document.saveAs(to: path, ofType: type, force: flags.contains("--force"), asPackage: package)
                 temporaryRefs = temporaryRefs.filter { $0.value.managedObjectContext != nil }
             } else {
-                try document.saveCopy(to: path, ofType: type, force: flags.contains("--force"))
+                try document.saveCopy(to: path, ofType: type, force: flags.contains("--force"), asPackage: package)
             }
         case "revert":
             try noArguments(words, verb)
@@ -484,8 +491,8 @@ final class EditingSession {
     private func pathCommand(_ words: [String], _ verb: String) throws(SessionError) -> (
         Set<String>, [String: String], URL
     ) {
-        let (flags, values, rest) = try options(words, flags: ["--force"], valued: ["--type"])
-        guard rest.count == 1 else { throw .usage("\(verb) PATH [--type T] [--force]") }
+        let (flags, values, rest) = try options(words, flags: ["--force", "--package", "--file"], valued: ["--type"])
+        guard rest.count == 1 else { throw .usage("\(verb) PATH [--type T] [--force] [--package|--file]") }
         return (flags, values, URL(fileURLWithPath: rest[0]))
     }
 

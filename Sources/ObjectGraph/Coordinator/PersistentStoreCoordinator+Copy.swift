@@ -50,25 +50,55 @@ extension PersistentStoreCoordinator {
             }
             let mapping = try writeCopy(
                 of: state.entries[index], applying: changes, to: url, type: type, options: options)
-            var newOptions = options
-            newOptions["storeIdentifier"] = store.identifier
-            let opened = try storeType.make(
-                StoreDescription(
-                    type: type, url: url, configurationName: store.description.configurationName, options: newOptions))
-            let entry = try StoreEntry(store: opened, model: model)
-            guard opened.identifier == store.identifier else {
-                opened.close()
-                throw StoreError(
-                    .corrupt, path: url.path,
-                    "the copy has store UUID \(opened.identifier), not \(store.identifier): it was changed while written"
-                )
-            }
-            state.entries[index] = entry
-            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
-            return (entry, mapping)
+            return (try swap(&state, at: index, forStoreAt: url, type: storeType, options: options), mapping)
         }
         store.close()
         return (replacement.store, mapping)
+    }
+
+    /// Puts the store file at `url` — a copy of `store` written by ``writeCopy(of:applying:to:type:options:)``,
+    /// with the same UUID — in `store`'s place, and closes `store` (for a copy that was moved after it was
+    /// written, as a document package is).
+    /// - Throws: ``StoreError`` when the file cannot be opened or holds another store.
+    @discardableResult
+    public func swapPersistentStore(
+        _ store: any PersistentStore, forStoreAt url: URL, type: String, options: [String: String] = [:]
+    ) throws(StoreError) -> any PersistentStore {
+        guard let storeType = StoreType.named(type) else {
+            throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
+        }
+        let replacement = try state.withLock { (state) throws(StoreError) -> StoreEntry in
+            guard let index = state.entries.firstIndex(where: { $0.store === store }) else {
+                throw StoreError(.unsupported, "the store is not added to this coordinator")
+            }
+            return try swap(&state, at: index, forStoreAt: url, type: storeType, options: options)
+        }
+        store.close()
+        return replacement.store
+    }
+
+    /// Opens the store at `url` with the UUID of the store at `index` and puts it there (under the lock).
+    private func swap(
+        _ state: inout CoordinatorState, at index: Int, forStoreAt url: URL, type storeType: StoreType,
+        options: [String: String]
+    ) throws(StoreError) -> StoreEntry {
+        let store = state.entries[index].store
+        var newOptions = options
+        newOptions["storeIdentifier"] = store.identifier
+        let opened = try storeType.make(
+            StoreDescription(
+                type: storeType.name, url: url, configurationName: store.description.configurationName,
+                options: newOptions))
+        let entry = try StoreEntry(store: opened, model: model)
+        guard opened.identifier == store.identifier else {
+            opened.close()
+            throw StoreError(
+                .corrupt, path: url.path,
+                "the copy has store UUID \(opened.identifier), not \(store.identifier): it was changed while written")
+        }
+        state.entries[index] = entry
+        state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+        return entry
     }
 
     /// Writes every object of `store` to a new store of `type` at `url` and puts the new store in its place, with the

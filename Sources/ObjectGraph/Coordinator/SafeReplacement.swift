@@ -58,7 +58,14 @@ public enum SafeReplacement {
             // A live process (or one we may not signal) may still be writing it.
             if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
             let path = folder.appendingPathComponent(name).path
-            if unlink(path) == 0 { removed += 1 }
+            if unlink(path) == 0 {
+                removed += 1
+            } else if errno == EISDIR || errno == EPERM,
+                (try? FileManager.default.removeItem(atPath: path)) != nil
+            {
+                // A document package being built when its process died.
+                removed += 1
+            }
         }
         return removed
     }
