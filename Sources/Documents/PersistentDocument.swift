@@ -101,6 +101,9 @@ open class PersistentDocument {
             }
             type = found
         }
+        // A file the user may not write is opened read-only, with a warning, rather than replaced by a save (a
+        // rename-based save would succeed in a writable folder and quietly drop the file's protection).
+        let writable = access(storeURL.path, W_OK) == 0
         let chosen: (model: ManagedObjectModel, source: String, warnings: [String])
         if let model {
             chosen = (model, "given", [])
@@ -112,7 +115,10 @@ open class PersistentDocument {
         fileType = type
         modelSource = chosen.source
         warnings = chosen.warnings
-        isReadOnly = readOnly || !type.isWritable
+        if !readOnly && !writable {
+            warnings.append("the file is not writable: opened read-only (save it as another file to keep changes)")
+        }
+        isReadOnly = readOnly || !type.isWritable || !writable
         isNew = false
         isPackage = package
         self.program = program
