@@ -181,7 +181,9 @@ def main():
         assert len(body) == plain
         write("fuzz-binary-store", "library", body)
 
-    for i, seed in enumerate([b"", bytes(range(64)), b"\x01\x02\x03\x04" * 16, b"\x02\x00\x01\x07" * 8]):
+    # seed-0: one byte, read as an operation with no operands: the template store unchanged (an empty seed would
+    # be a byte-for-byte copy of every empty file).
+    for i, seed in enumerate([b"\x00", bytes(range(64)), b"\x01\x02\x03\x04" * 16, b"\x02\x00\x01\x07" * 8]):
         write("fuzz-sqlite-store", f"seed-{i}", seed)
 
 
