@@ -27,13 +27,7 @@ public struct BinaryStoreFile: Sendable {
         do {
             data = try FileKind.readRegularFile(url)
         } catch {
-            let code: StoreError.Code =
-                switch error.code {
-                case .notFound: .notFound
-                case .unsupported: .unsupported
-                default: .io
-                }
-            throw StoreError(code, path: url.path, error.message)
+            throw StoreError(reading: error, path: url.path)
         }
         let path = url.path
         func corrupt(_ offset: Int, _ message: String) -> StoreError {

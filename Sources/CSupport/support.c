@@ -63,6 +63,22 @@ void docutil_cleanup_run(void) {
 
 void docutil_die_of_signal(int signal_number);
 
+/* Sets the handler of each signal (no SA_RESTART: a blocking read returns EINTR) and unblocks them all: a parent that
+   spawned us with them blocked (a thread pool's mask is inherited) would make the tool impossible to interrupt. */
+static void set_handlers(const int *signals, size_t count, void (*handler)(int)) {
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (size_t i = 0; i < count; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = handler;
+        sigemptyset(&action.sa_mask);
+        sigaction(signals[i], &action, NULL);
+        sigaddset(&unblock, signals[i]);
+    }
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
 static void handle(int signal_number) {
     /* Die of the same signal, as the shell expects. */
     docutil_die_of_signal(signal_number);
@@ -73,19 +89,7 @@ void docutil_cleanup_install_signal_handlers(void) {
     if (installed) return;
     installed = 1;
     const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_handler = handle;
-        sigemptyset(&action.sa_mask);
-        sigaction(signals[i], &action, NULL);
-        sigaddset(&unblock, signals[i]);
-    }
-    /* A parent that spawned us with these signals blocked (a thread pool's mask is inherited) would make the tool
-       impossible to interrupt: they are unblocked here, for this thread and every thread started after. */
-    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    set_handlers(signals, sizeof signals / sizeof signals[0], handle);
 }
 
 int docutil_file_kind(const char *path, int follow) {
@@ -111,18 +115,7 @@ static void note_signal(int signal_number) {
 
 void docutil_session_catch_signals(int catch_interrupt) {
     const int signals[] = {SIGTERM, SIGHUP, SIGINT};
-    size_t count = catch_interrupt ? 3 : 2;
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    for (size_t i = 0; i < count; i++) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_handler = note_signal;
-        sigemptyset(&action.sa_mask);
-        sigaction(signals[i], &action, NULL);
-        sigaddset(&unblock, signals[i]);
-    }
-    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    set_handlers(signals, catch_interrupt ? 3 : 2, note_signal);
 }
 
 int docutil_session_take_signal(void) {
@@ -133,11 +126,8 @@ int docutil_session_take_signal(void) {
 
 void docutil_die_of_signal(int signal_number) {
     docutil_cleanup_run();
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    sigaction(signal_number, &action, NULL);
+    const int signals[] = {signal_number};
+    set_handlers(signals, 1, SIG_DFL);
     raise(signal_number);
 }
 

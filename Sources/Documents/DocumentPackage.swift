@@ -24,12 +24,6 @@ public enum DocumentPackage {
         package.appendingPathComponent(storeFolder).appendingPathComponent(storeName)
     }
 
-    /// Whether `url` is a package: a folder holding `StoreContent/persistentStore`.
-    public static func isPackage(_ url: URL) -> Bool {
-        (try? FileKind(path: url.path)) == .directory
-            && (try? FileKind(path: storeURL(in: url).path)) == .regularFile
-    }
-
     /// The file that holds a document's store: the store inside a package, else the document itself.
     /// - Throws: ``DocumentError`` `noInput` for a folder that is not a package (no `StoreContent/persistentStore`).
     public static func storeFile(of document: URL) throws(DocumentError) -> (url: URL, isPackage: Bool) {

@@ -230,6 +230,26 @@ public enum DocumentStack {
         }
     }
 
+    /// Refuses an output path that is not a regular file (a directory, device, FIFO or socket is left as it is), or
+    /// that exists without `force`. A symbolic link is judged by what it points to.
+    static func checkOutput(_ url: URL, force: Bool) throws(DocumentError) {
+        let kind: FileKind
+        do {
+            kind = try FileKind(path: SafeReplacement.destination(for: url).path)
+        } catch {
+            throw DocumentError(.cannotCreate, error.description)
+        }
+        switch kind {
+        case .missing: break
+        case .regularFile:
+            if !force { throw DocumentError(.cannotCreate, "\(url.path) exists; use --force to replace it") }
+        default:
+            throw DocumentError(
+                .cannotCreate,
+                "\(url.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
+        }
+    }
+
     /// The model text a document carries, read, with errors naming the document.
     static func embedded(_ contents: String, in url: URL) throws(ModelFileError) -> ManagedObjectModel {
         do {
@@ -251,21 +271,7 @@ public enum DocumentStack {
     {
         registerStoreTypes()
         let target = output.resolvingSymlinksInPath()
-        let kind: FileKind
-        do {
-            kind = try FileKind(path: target.path)
-        } catch {
-            throw DocumentError(.cannotCreate, error.description)
-        }
-        switch kind {
-        case .missing: break
-        case .regularFile:
-            if !force { throw DocumentError(.cannotCreate, "\(output.path) exists; use --force to replace it") }
-        default:
-            throw DocumentError(
-                .cannotCreate,
-                "\(output.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
-        }
+        try checkOutput(output, force: force)
         if target.standardizedFileURL == document.url.resolvingSymlinksInPath().standardizedFileURL {
             throw DocumentError(.cannotCreate, "\(output.path) is the input; converting in place is not allowed")
         }

@@ -337,21 +337,15 @@ open class PersistentDocument {
         to url: URL, ofType type: DocumentType? = nil, force: Bool = false, asPackage: Bool? = nil
     ) throws(DocumentError) {
         let package = asPackage ?? isPackage
-        let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
-        guard type.isWritable, let storeType = persistentStoreType(for: type) else {
-            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
-        }
-        if let current = fileURL, !isNew,
-            SafeReplacement.destination(for: url).standardizedFileURL
-                == SafeReplacement.destination(for: current).standardizedFileURL
-        {
+        let (type, storeType) = try target(url, ofType: type)
+        if !isNew && isOwnFile(url) {
             guard type.name == fileType.name else {
                 throw DocumentError(
                     .cannotCreate, "\(url.path) is the document's own file; save it as another file to change its type")
             }
             return try save(force: force)
         }
-        if !package { try checkOutput(url, force: force) }
+        if !package { try DocumentStack.checkOutput(url, force: force) }
         let destination = SafeReplacement.destination(for: url)
         let newLock = try DocumentLock.acquire(for: destination, program: program)
         do {
@@ -383,28 +377,15 @@ open class PersistentDocument {
         to url: URL, ofType type: DocumentType? = nil, force: Bool = false, asPackage: Bool? = nil
     ) throws(DocumentError) {
         let package = asPackage ?? isPackage
-        let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
-        guard type.isWritable, let storeType = persistentStoreType(for: type) else {
-            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
-        }
-        if let current = fileURL,
-            SafeReplacement.destination(for: url).standardizedFileURL
-                == SafeReplacement.destination(for: current).standardizedFileURL
-        {
+        let (type, storeType) = try target(url, ofType: type)
+        if isOwnFile(url) {
             throw DocumentError(.cannotCreate, "\(url.path) is the document's own file; a copy goes elsewhere")
         }
-        if !package { try checkOutput(url, force: force) }
+        if !package { try DocumentStack.checkOutput(url, force: force) }
         if let holder = Self.lockHolder(of: url) {
             throw DocumentError(.conflict, "\(url.path) is open for writing by \(holder); not replaced")
         }
-        try validate()
-        let changes: UnsavedChanges
-        do {
-            changes = try managedObjectContext.unsavedChanges()
-        } catch {
-            throw Self.documentError(error, saving: url)
-        }
-        guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
+        let (store, changes) = try validatedChanges(saving: url)
         if package {
             try DocumentPackage.write(to: url, copying: isPackage && !isNew ? fileURL : nil) {
                 (storeURL) throws(DocumentError) in
@@ -634,17 +615,40 @@ open class PersistentDocument {
         }
     }
 
-    /// Writes the document's current state to `url` as a new store and moves the document there.
-    func writeElsewhere(to url: URL, type: DocumentType, storeType: String, asPackage: Bool) throws(DocumentError) {
+    /// The type a save as or copy writes (`nil`: the one `url`'s extension names, else the document's) and its store
+    /// type; a type that is only imported is refused.
+    func target(_ url: URL, ofType type: DocumentType?) throws(DocumentError) -> (DocumentType, String) {
+        let type = type ?? DocumentTypeRegistry.type(forExtensionOf: url) ?? fileType
+        guard type.isWritable, let storeType = persistentStoreType(for: type) else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        return (type, storeType)
+    }
+
+    /// Whether `url` is the document's own file (links followed).
+    func isOwnFile(_ url: URL) -> Bool {
+        guard let current = fileURL else { return false }
+        return SafeReplacement.destination(for: url).standardizedFileURL
+            == SafeReplacement.destination(for: current).standardizedFileURL
+    }
+
+    /// The store and the unsaved changes, after checking every rule a save checks.
+    func validatedChanges(saving url: URL) throws(DocumentError) -> (any PersistentStore, UnsavedChanges) {
         try validate()
-        let context = managedObjectContext
         let changes: UnsavedChanges
         do {
-            changes = try context.unsavedChanges()
+            changes = try managedObjectContext.unsavedChanges()
         } catch {
             throw Self.documentError(error, saving: url)
         }
         guard let store = persistentStore else { throw DocumentError(.io, "the document has no store") }
+        return (store, changes)
+    }
+
+    /// Writes the document's current state to `url` as a new store and moves the document there.
+    func writeElsewhere(to url: URL, type: DocumentType, storeType: String, asPackage: Bool) throws(DocumentError) {
+        let context = managedObjectContext
+        let (store, changes) = try validatedChanges(saving: url)
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
         let options = Self.storeOptions(type, storeType: storeType, inPackage: asPackage)
         do {
@@ -675,30 +679,11 @@ open class PersistentDocument {
         guard let storeType = persistentStoreType(for: type) else {
             throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
         }
-        if !isPackage { try checkOutput(url, force: force) }
+        if !isPackage { try DocumentStack.checkOutput(url, force: force) }
         try writeElsewhere(to: url, type: type, storeType: storeType, asPackage: isPackage)
         isNew = false
         try rememberFile()
         didSave()
-    }
-
-    /// Refuses an output path that is not a regular file, or exists without `force`.
-    func checkOutput(_ url: URL, force: Bool) throws(DocumentError) {
-        let kind: FileKind
-        do {
-            kind = try FileKind(path: SafeReplacement.destination(for: url).path)
-        } catch {
-            throw DocumentError(.cannotCreate, error.description)
-        }
-        switch kind {
-        case .missing: break
-        case .regularFile:
-            if !force { throw DocumentError(.cannotCreate, "\(url.path) exists; use --force to replace it") }
-        default:
-            throw DocumentError(
-                .cannotCreate,
-                "\(url.path) is \(kind.article); only a regular file is ever replaced, so it was left as it is")
-        }
     }
 
     /// After a save: the document matches its file.

@@ -1,4 +1,5 @@
 import Foundation
+public import ObjectGraph
 
 /// An error reading or writing a model file, a property list or a keyed archive.
 ///
@@ -49,5 +50,18 @@ public struct ModelFileError: Error, Sendable, Hashable, CustomStringConvertible
         var place = path ?? ""
         if let location { place += place.isEmpty ? location : ":\(location)" }
         return place.isEmpty ? message : "\(place): \(message)"
+    }
+}
+
+extension StoreError {
+    /// A store file that could not be read: `notFound` (no file, or not a regular file), `unsupported`, or `io`.
+    public init(reading error: ModelFileError, path: String) {
+        let code: StoreError.Code =
+            switch error.code {
+            case .notFound: .notFound
+            case .unsupported: .unsupported
+            default: .io
+            }
+        self.init(code, path: path, error.message)
     }
 }

@@ -417,25 +417,11 @@ extension SQLiteStore {
                 throw SQLiteValueCoding.Mismatch(
                     reason: "member \(member.path.joined(separator: ".")): \(error.reason)")
             }
-            if !value.isNull { Self.insert(value, at: member.path[...], into: &root) }
+            if !value.isNull { AttributeValue.insertMember(value, at: member.path[...], into: &root) }
         }
         return root.isEmpty ? .null : .composite(root)
     }
 
-    /// Puts a member value at its path in nested composite dictionaries.
-    static func insert(
-        _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
-    ) {
-        guard let first = path.first else { return }
-        if path.count == 1 {
-            members[first] = value
-            return
-        }
-        var nested: [String: AttributeValue] = [:]
-        if case .composite(let existing)? = members[first] { nested = existing }
-        insert(value, at: path.dropFirst(), into: &nested)
-        members[first] = .composite(nested)
-    }
 }
 
 /// Reads related rows on demand for in-memory evaluation of what SQL could not express.

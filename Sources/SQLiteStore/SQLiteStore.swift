@@ -260,19 +260,13 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     public func checkpointAndClose() throws(StoreError) {
         defer { close() }
         guard !description.isReadOnly else { return }
-        do {
+        try reporting {
             let rows = try database.query("PRAGMA wal_checkpoint(TRUNCATE)")
             // (busy, log frames, checkpointed frames): busy must be 0.
             if case .integer(let busy)? = rows.first?.first, busy != 0 {
                 throw StoreError(
                     .io, path: description.url?.path, "the write-ahead log could not be checkpointed (busy)")
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteStoreError {
-            throw storeError(error)
-        } catch {
-            throw StoreError(.io, path: description.url?.path, "\(error)")
         }
     }
 
@@ -284,7 +278,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     public func load(model: ManagedObjectModel) throws(StoreError) {
         self.model = model
-        do {
+        try reporting {
             if isNew {
                 schema = try SQLiteSchema(model: model)
                 try createSchema()
@@ -315,12 +309,6 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 }
                 try checkColumns()
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteStoreError {
-            throw storeError(error)
-        } catch {
-            throw StoreError(.io, path: description.url?.path, "\(error)")
         }
     }
 
@@ -358,7 +346,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
             found[table] = names
             return names
         }
-        do {
+        try reporting {
             for (name, table) in schema.tables {
                 let existing = try columns(name)
                 for required in ["Z_PK", "Z_ENT"] where !existing.contains(required) {
@@ -386,12 +374,6 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                     )
                 }
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteStoreError {
-            throw storeError(error)
-        } catch {
-            throw StoreError(.io, path: description.url?.path, "\(error)")
         }
     }
 

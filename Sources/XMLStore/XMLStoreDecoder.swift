@@ -145,23 +145,8 @@ struct XMLStoreDecoder {
         }
         var root: [String: AttributeValue] = [:]
         if case .composite(let existing)? = snapshot.attributes[owner.name] { root = existing }
-        Self.insert(value, at: members[...], into: &root)
+        AttributeValue.insertMember(value, at: members[...], into: &root)
         snapshot.attributes[owner.name] = .composite(root)
-    }
-
-    /// Puts a member value at its path in nested composite dictionaries.
-    static func insert(
-        _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
-    ) {
-        guard let first = path.first else { return }
-        if path.count == 1 {
-            members[first] = value
-            return
-        }
-        var nested: [String: AttributeValue] = [:]
-        if case .composite(let existing)? = members[first] { nested = existing }
-        insert(value, at: path.dropFirst(), into: &nested)
-        members[first] = .composite(nested)
     }
 
     /// The value an `<attribute type=…>` element holds, by its XML type.

@@ -36,13 +36,7 @@ public struct XMLStoreFile: Sendable {
         do {
             return try FileKind.readRegularFile(url)
         } catch {
-            let code: StoreError.Code =
-                switch error.code {
-                case .notFound: .notFound
-                case .unsupported: .unsupported
-                default: .io
-                }
-            throw StoreError(code, path: url.path, error.message)
+            throw StoreError(reading: error, path: url.path)
         }
     }
 

@@ -33,6 +33,7 @@ struct StreamSource: LineSource {
     let descriptor: Int32
     let tick: TimeInterval
     private var buffer: [UInt8] = []
+    private var start = 0
     private var ended = false
     private var number = 0
 
@@ -44,11 +45,15 @@ struct StreamSource: LineSource {
     mutating func next(idle: () -> Void) -> SessionLine? {
         idle()
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
                 return make(line)
             }
+            // Consumed lines are dropped only when no whole line is left, so a long burst of input is not copied
+            // again for every line.
+            buffer.removeSubrange(..<start)
+            start = 0
             if ended {
                 guard !buffer.isEmpty else { return nil }
                 let line = buffer

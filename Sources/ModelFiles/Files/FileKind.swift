@@ -63,7 +63,14 @@ public enum FileKind: Sendable, Hashable {
             throw ModelFileError(.io, path: path, "cannot examine: \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            let kind = (try? FileKind(path: path)) ?? .other
+            let kind: FileKind =
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: .directory
+                case S_IFIFO: .fifo
+                case S_IFCHR, S_IFBLK: .device
+                case S_IFSOCK: .socket
+                default: .other
+                }
             throw ModelFileError(.notFound, path: path, "is \(kind.article), not a regular file; it is not read")
         }
         var data = Data(count: Int(max(0, info.st_size)))
@@ -92,7 +99,9 @@ public enum FileKind: Sendable, Hashable {
             return nil
         }
         defer { try? handle.close() }
-        return (try? handle.read(upToCount: count)) ?? Data()
+        // A read that fails tells nothing about the type: no bytes, so no type is recognised from them (opening
+        // the file then reports the error).
+        return try? handle.read(upToCount: count) ?? Data()
     }
 
     /// Checks that `path` is an existing regular file, the only thing a document or a store file can be.

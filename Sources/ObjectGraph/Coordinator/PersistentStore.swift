@@ -205,22 +205,10 @@ public struct ObjectDeletion: Sendable, Hashable {
     }
 }
 
-/// Changes for one incremental store, as the coordinator hands them over at save.
-public struct IncrementalSaveRequest: Sendable {
-    /// New objects, whole.
-    public var inserted: [ObjectSnapshot]
-    /// Changed objects: only what changed is written, and only if the stored version is still the expected one.
-    public var updated: [ObjectUpdate]
-    /// Deleted objects, with the versions they were read at.
-    public var deleted: [ObjectDeletion]
-
-    /// Creates a request.
-    public init(inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [], deleted: [ObjectDeletion] = []) {
-        self.inserted = inserted
-        self.updated = updated
-        self.deleted = deleted
-    }
-}
+/// Changes for one incremental store, as the coordinator hands them over at save: new objects whole (with their
+/// permanent IDs), changed objects' changed properties with the version they were read at, deleted objects — the
+/// same shape as a context's ``UnsavedChanges``.
+public typealias IncrementalSaveRequest = UnsavedChanges
 
 /// A store that fetches on demand and saves changes row by row (SQLite).
 public protocol IncrementalStore: PersistentStore {

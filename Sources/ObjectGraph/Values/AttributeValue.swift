@@ -413,3 +413,22 @@ extension AttributeValue {
         }
     }
 }
+
+extension AttributeValue {
+    /// Puts a member value of a composite attribute at its path (`["position", "x"]`) in nested member
+    /// dictionaries, making the intermediate composites it needs: how stores that keep members apart (a column or
+    /// an XML attribute each) put a composite value back together.
+    public static func insertMember(
+        _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
+    ) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            members[first] = value
+            return
+        }
+        var nested: [String: AttributeValue] = [:]
+        if case .composite(let existing)? = members[first] { nested = existing }
+        insertMember(value, at: path.dropFirst(), into: &nested)
+        members[first] = .composite(nested)
+    }
+}
