@@ -11,7 +11,9 @@ public struct DocUtil: ParsableCommand {
             69 unsupported, 73 can't create output, 74 I/O error, 75 changed on disk or open elsewhere.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self, Open.self]
+        subcommands: [
+            Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self, Open.self, Import.self,
+        ]
     )
 
     public init() {}

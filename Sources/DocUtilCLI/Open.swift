@@ -69,6 +69,9 @@ struct Open: ParsableCommand {
     @Flag(name: .customLong("keep-going"), help: "Go on after a failing command (the status is the first failure's).")
     var keepGoing = false
 
+    @OptionGroup(title: "Legacy files (CSV, TSV, JSON, property lists…: an untitled document, saved with save-as)")
+    var importing: ImportSourceOptions
+
     func validate() throws {
         if create && readOnly { throw ValidationError("--create and --read-only do not go together") }
         if create && model == nil { throw ValidationError("--create needs --model, the model of the new document") }
@@ -80,6 +83,9 @@ struct Open: ParsableCommand {
             throw ValidationError("--autosave takes a number of seconds above 0")
         }
         if !commands.isEmpty && script != nil { throw ValidationError("give -c commands or --script, not both") }
+        if create && (importing.from != nil || importing.entity != nil || importing.mapping != nil) {
+            throw ValidationError("--from, --entity and --mapping are for opening a legacy file, not --create")
+        }
     }
 
     func run() throws {
@@ -169,7 +175,14 @@ struct Open: ParsableCommand {
                     creatingAt: url, ofType: documentType, model: given, asPackage: package, program: "docutil open")
             }
             let opened = try PersistentDocument(
-                contentsOf: url, model: given, readOnly: readOnly, program: "docutil open")
+                contentsOf: url, ofType: importing.from?.format?.documentType.name, model: given, readOnly: readOnly,
+                program: "docutil open", importOptions: try importing.importOptions())
+            ImportSourceOptions.endProgress()
+            if let source = opened.importedFrom {
+                printError(
+                    "\(source.path): imported into an untitled document; 'save-as FILE' writes it (the source is never changed)"
+                )
+            }
             for warning in opened.warnings { printError("warning: \(document): \(warning)") }
             if let found = opened.foundAutosave {
                 printError(

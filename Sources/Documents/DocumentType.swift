@@ -25,11 +25,15 @@ public struct DocumentType: Sendable, CustomStringConvertible {
     public var storeOptions: [String: String]
     /// Recognises a file of this type from its contents (first bytes); `nil` to go by extension only.
     public var recognizes: (@Sendable (URL) -> Bool)?
+    /// For a type that is only imported: what reads its files (``PersistentDocument/read(from:ofType:into:)`` uses
+    /// it unless a subclass overrides that).
+    public var importer: (any DocumentImporter)?
 
     /// Creates a document type.
     public init(
         name: String, fileExtensions: [String], storeType: String?, isWritable: Bool = true,
-        storeOptions: [String: String] = [:], recognizes: (@Sendable (URL) -> Bool)? = nil
+        storeOptions: [String: String] = [:], recognizes: (@Sendable (URL) -> Bool)? = nil,
+        importer: (any DocumentImporter)? = nil
     ) {
         self.name = name
         self.fileExtensions = fileExtensions.map { $0.lowercased() }
@@ -37,6 +41,7 @@ public struct DocumentType: Sendable, CustomStringConvertible {
         self.isWritable = isWritable && storeType != nil
         self.storeOptions = storeOptions
         self.recognizes = recognizes
+        self.importer = importer
     }
 
     public var description: String { name }
@@ -56,9 +61,11 @@ public struct DocumentType: Sendable, CustomStringConvertible {
         storeOptions: ["journalMode": "DELETE"], recognizes: { SQLiteStoreFile.isSQLite($0) })
 }
 
-/// The document types an app knows: the three file store types, and any it registers.
+/// The document types an app knows: the three file store types, the built-in import formats (CSV, TSV, JSON,
+/// property lists, keyed archives, plain SQLite databases — ``ImportFormat``), and any it registers.
 public enum DocumentTypeRegistry {
-    private static let registry = Mutex<[DocumentType]>([.xml, .binary, .sqlite])
+    private static let registry = Mutex<[DocumentType]>(
+        [.xml, .binary, .sqlite] + ImportFormat.allCases.map(\.documentType))
 
     /// Registers a type (replacing one of the same name).
     public static func register(_ type: DocumentType) {

@@ -41,6 +41,8 @@ open class PersistentDocument {
     public private(set) var warnings: [String] = []
     /// The file the document was imported from, for a type that is only imported.
     public private(set) var importedFrom: URL?
+    /// How a file of a type that is only imported is read (the entity, a mapping).
+    public let importOptions: ImportOptions
     /// An autosaved version left by an earlier session, found when the document was opened (recover or discard it).
     public private(set) var foundAutosave: AutosaveInfo?
     /// Seconds between autosaves, or `nil` for no autosave (the default).
@@ -79,12 +81,14 @@ open class PersistentDocument {
     ///   - model: the model to read it with; `nil` for ``managedObjectModel(for:ofType:)`` (the one it carries).
     ///   - readOnly: open without the lock and without ever writing the file.
     ///   - program: the name the lock file records.
+    ///   - importOptions: for a file of a type that is only imported (CSV, JSON…): the entity, a mapping.
     /// - Throws: ``DocumentError``: `noInput` for a missing file, `conflict` when another process has it open for
-    ///   writing, `badData`/`unsupported`/`io` when it cannot be read.
+    ///   writing, `badData`/`unsupported`/`io` when it cannot be read (for an import: every problem listed).
     public required init(
         contentsOf url: URL, ofType typeName: String? = nil, model: ManagedObjectModel? = nil, readOnly: Bool = false,
-        program: String = "docutil"
+        program: String = "docutil", importOptions: ImportOptions = ImportOptions()
     ) throws(DocumentError) {
+        self.importOptions = importOptions
         DocumentStack.registerStoreTypes()
         let (storeURL, package) = try DocumentPackage.storeFile(of: url)
         try DocumentStack.requireDocumentFile(storeURL)
@@ -129,6 +133,10 @@ open class PersistentDocument {
             fileURL = nil
             importedFrom = url
             try addInMemoryStore()
+            // Reading is not an edit the user can undo: the imported contents are where the document starts.
+            let undoManager = managedObjectContext.undoManager
+            managedObjectContext.undoManager = nil
+            defer { managedObjectContext.undoManager = undoManager }
             try read(from: url, ofType: type, into: managedObjectContext)
             managedObjectContext.processPendingChanges()
             contentsNotInFile = true
@@ -164,6 +172,7 @@ open class PersistentDocument {
         creatingAt url: URL?, ofType type: DocumentType, model: ManagedObjectModel, asPackage: Bool = false,
         program: String = "docutil"
     ) throws(DocumentError) {
+        importOptions = ImportOptions()
         DocumentStack.registerStoreTypes()
         guard type.isWritable else {
             throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
@@ -232,9 +241,15 @@ open class PersistentDocument {
     }
 
     /// Reads a file of a type that is only imported (a legacy format) into the context: the import hook. The
-    /// document is then untitled and edited; its first save is a save as, to a writable type. The default refuses.
+    /// document is then untitled and edited; its first save is a save as, to a writable type. The default runs the
+    /// type's ``DocumentType/importer`` with ``importOptions``, and refuses a type without one.
     open func read(from url: URL, ofType type: DocumentType, into context: ManagedObjectContext) throws(DocumentError) {
-        throw DocumentError(.unsupported, "\(url.path): no importer reads documents of type \(type.name)")
+        guard let importer = type.importer else {
+            throw DocumentError(.unsupported, "\(url.path): no importer reads documents of type \(type.name)")
+        }
+        let target = ImportTarget(context: context, options: importOptions)
+        try importer.importObjects(from: url, into: target)
+        try target.finish()
     }
 
     // MARK: - State

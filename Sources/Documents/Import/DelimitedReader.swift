@@ -1,0 +1,87 @@
+import Foundation
+
+/// One record of a CSV or TSV file: its fields and where each starts.
+struct DelimitedRecord {
+    var fields: [String] = []
+    /// `(line, column)` of each field's first character.
+    var positions: [(line: Int, column: Int)] = []
+}
+
+/// Reads CSV (RFC 4180) or TSV records one at a time: fields separated by `,` (or a tab), records by CRLF or LF,
+/// fields in double quotes may hold separators, line breaks and doubled quotes. UTF-8, with or without a byte order
+/// mark. Empty lines are skipped. A quote inside an unquoted field is kept as it is (as most CSV readers do).
+struct DelimitedReader {
+    let input: ByteInput
+    let separator: UInt8
+    private var scratch: [UInt8] = []
+
+    init(_ input: ByteInput, separator: UInt8) {
+        self.input = input
+        self.separator = separator
+        scratch.reserveCapacity(256)
+    }
+
+    /// The next record, or `nil` at the end of the file.
+    /// - Throws: ``DocumentError`` `badData` for an unterminated quoted field, text after a closing quote, or
+    ///   bytes that are not UTF-8, at `FILE:LINE:COLUMN`; `io` when reading fails.
+    mutating func next() throws(DocumentError) -> DelimitedRecord? {
+        // Empty lines between records are skipped.
+        while let byte = try input.peek(), byte == 0x0A || byte == 0x0D { input.advance() }
+        guard try input.peek() != nil else { return nil }
+        var record = DelimitedRecord()
+        while true {
+            let start = (input.line, input.column)
+            scratch.removeAll(keepingCapacity: true)
+            if try input.peek() == UInt8(ascii: "\"") {
+                input.advance()
+                try readQuoted(openedAt: start)
+            } else {
+                while let byte = try input.peek(), byte != separator, byte != 0x0A, byte != 0x0D {
+                    scratch.append(byte)
+                    input.advance()
+                }
+            }
+            guard let text = String(validating: scratch, as: UTF8.self) else {
+                throw DocumentError(.badData, "\(input.url.path):\(start.0):\(start.1): the field is not UTF-8 text")
+            }
+            record.fields.append(text)
+            record.positions.append(start)
+            switch try input.next() {
+            case nil, 0x0A:
+                return record
+            case 0x0D:
+                if try input.peek() == 0x0A { input.advance() }
+                return record
+            default:
+                continue  // the separator: another field follows
+            }
+        }
+    }
+
+    /// Reads a quoted field's contents after its opening quote, up to and including the closing quote.
+    private mutating func readQuoted(openedAt start: (Int, Int)) throws(DocumentError) {
+        while true {
+            guard let byte = try input.next() else {
+                throw DocumentError(
+                    .badData,
+                    "\(input.url.path):\(start.0):\(start.1): the quoted field is not closed before the end of the file"
+                )
+            }
+            if byte == UInt8(ascii: "\"") {
+                if try input.peek() == UInt8(ascii: "\"") {
+                    input.advance()
+                    scratch.append(byte)
+                    continue
+                }
+                if let after = try input.peek(), after != separator, after != 0x0A, after != 0x0D {
+                    throw DocumentError(
+                        .badData,
+                        "\(input.location): unexpected text after the closing quote of the field at \(start.0):\(start.1)"
+                    )
+                }
+                return
+            }
+            scratch.append(byte)
+        }
+    }
+}

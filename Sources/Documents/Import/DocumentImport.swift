@@ -1,0 +1,159 @@
+public import Foundation
+public import ObjectGraph
+import SQLiteStore
+
+/// What an import made.
+public struct ImportSummary: Sendable {
+    /// Objects inserted, by entity name.
+    public var inserted: [String: Int]
+    /// Records read from the sources (top-level objects, rows).
+    public var records: Int
+    /// Whether objects were saved batch by batch (a large import into a new SQLite document).
+    public var batched: Bool
+}
+
+/// Imports legacy files into documents, all or nothing: a new document is written only when every source was read
+/// and every object passed the model's rules; an existing document gets the objects in one save, or is left
+/// byte-identical.
+public enum DocumentImport {
+    /// Objects saved per batch when a large import goes straight into a new SQLite document.
+    public static let batchSize = 20_000
+
+    /// Reads every source into `target` (each with the importer of its format: ``ImportOptions/format``, else its
+    /// extension, else its first bytes), then links and checks what was read.
+    /// - Throws: ``DocumentError``: `badData` listing every problem, `noInput` for a missing source.
+    public static func read(_ sources: [URL], into target: ImportTarget) throws(DocumentError) {
+        for source in sources {
+            let format = try ImportFormat.of(source, explicit: target.options.format)
+            guard let importer = format.documentType.importer else {
+                throw DocumentError(.unsupported, "\(source.path): no importer for \(format.rawValue)")
+            }
+            try importer.importObjects(from: source, into: target)
+        }
+        try target.finish()
+    }
+
+    /// Imports `sources` into a new document at `url`.
+    ///
+    /// Into a SQLite document whose model has no required relationships, objects are written to a temporary file
+    /// beside `url` batch by batch (memory stays bounded however large the input), which is renamed into place at
+    /// the end; otherwise the document is built in memory and saved as `url` once. Either way `url` appears only
+    /// when the import succeeded.
+    /// - Parameters:
+    ///   - force: replace a regular file at `url`.
+    /// - Throws: ``DocumentError``: `cannotCreate` when `url` exists (without `force`) or is not a regular file,
+    ///   `badData` listing every problem with the input, `conflict` when another process has `url` open, `io`.
+    @discardableResult
+    public static func importNew(
+        _ sources: [URL], to url: URL, ofType type: DocumentType, model: ManagedObjectModel, options: ImportOptions,
+        force: Bool = false, program: String = "docutil"
+    ) throws(DocumentError) -> ImportSummary {
+        DocumentStack.registerStoreTypes()
+        guard type.isWritable, let storeType = type.storeType else {
+            throw DocumentError(.cannotCreate, "documents of type \(type.name) can be imported but not saved")
+        }
+        try DocumentStack.checkOutput(url, force: force)
+        if storeType == SQLiteStore.typeName && !hasRequiredRelationships(model) {
+            return try importBatched(
+                sources, to: url, type: type, storeType: storeType, model: model, options: options, program: program)
+        }
+        let document = try PersistentDocument(creatingAt: nil, ofType: type, model: model, program: program)
+        document.managedObjectContext.undoManager = nil
+        let target = ImportTarget(context: document.managedObjectContext, options: options)
+        try read(sources, into: target)
+        let summary = summarize(document.managedObjectContext.insertedObjects, target: target, batched: false)
+        try document.saveAs(to: url, ofType: type, force: force)
+        try document.close()
+        return summary
+    }
+
+    /// Imports `sources` into the existing document at `url`, in one save.
+    /// - Parameter model: the model to open it with (`nil`: the one it carries).
+    /// - Throws: ``DocumentError`` as ``PersistentDocument/init(contentsOf:ofType:model:readOnly:program:)`` and
+    ///   ``PersistentDocument/save(force:)``, and `badData` listing every problem with the input; the document is
+    ///   then as it was.
+    @discardableResult
+    public static func importInto(
+        _ sources: [URL], document url: URL, model: ManagedObjectModel? = nil, options: ImportOptions,
+        program: String = "docutil"
+    ) throws(DocumentError) -> ImportSummary {
+        let document = try PersistentDocument(contentsOf: url, model: model, program: program)
+        defer { _ = try? document.close(discardingChanges: true) }
+        guard !document.isReadOnly else {
+            throw DocumentError(.cannotCreate, "\(url.path) cannot be written; nothing was imported")
+        }
+        if document.foundAutosave != nil {
+            throw DocumentError(
+                .refused,
+                "\(url.path) has unsaved changes autosaved by an earlier session; open it to recover or discard them first"
+            )
+        }
+        document.managedObjectContext.undoManager = nil
+        let target = ImportTarget(context: document.managedObjectContext, options: options)
+        try read(sources, into: target)
+        let summary = summarize(document.managedObjectContext.insertedObjects, target: target, batched: false)
+        try document.save()
+        return summary
+    }
+
+    /// Whether a relationship of the model must be filled (then a batch cannot be checked before every source is
+    /// read, and the import is built whole in memory).
+    static func hasRequiredRelationships(_ model: ManagedObjectModel) -> Bool {
+        model.entities.contains { entity in
+            entity.relationships.contains { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
+        }
+    }
+
+    static func summarize(_ objects: [ManagedObject], target: ImportTarget, batched: Bool) -> ImportSummary {
+        var counts: [String: Int] = [:]
+        for object in objects { counts[object.entity.name, default: 0] += 1 }
+        return ImportSummary(inserted: counts, records: target.recordCount, batched: batched)
+    }
+
+    private static func importBatched(
+        _ sources: [URL], to url: URL, type: DocumentType, storeType: String, model: ManagedObjectModel,
+        options: ImportOptions, program: String
+    ) throws(DocumentError) -> ImportSummary {
+        let destination = SafeReplacement.destination(for: url)
+        let lock = try DocumentLock.acquire(for: destination, program: program)
+        defer { lock.release() }
+        SafeReplacement.sweepStaleTemporaries(beside: destination)
+        let temporary = SafeReplacement.temporaryURL(beside: destination)
+        var store: (any PersistentStore)?
+        do throws(DocumentError) {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            do {
+                store = try coordinator.addPersistentStore(type: storeType, url: temporary, options: type.storeOptions)
+            } catch {
+                throw DocumentError(error)
+            }
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.undoManager = nil
+            let target = ImportTarget(context: context, options: options, batchSize: batchSize)
+            try read(sources, into: target)
+            var counts: [String: Int] = [:]
+            for entity in model.entities where !entity.isAbstract {
+                var request = FetchRequest(entityName: entity.name)
+                request.includesSubentities = false
+                do {
+                    let count = try context.count(for: request)
+                    if count > 0 { counts[entity.name] = count }
+                } catch {
+                    throw DocumentError(.io, "counting the imported \(entity.name) objects: \(error)")
+                }
+            }
+            do {
+                try (store as? any FlushingStore)?.flushAndClose()
+                store = nil
+                try SafeReplacement.replace(destination, with: temporary)
+            } catch {
+                throw DocumentError(error)
+            }
+            return ImportSummary(inserted: counts, records: target.recordCount, batched: true)
+        } catch {
+            _ = try? (store as? any FlushingStore)?.flushAndClose()
+            SafeReplacement.removeTemporary(temporary)
+            throw error
+        }
+    }
+}
