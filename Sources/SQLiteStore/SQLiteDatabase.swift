@@ -204,6 +204,7 @@ final class SQLiteDatabase {
     }
 
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

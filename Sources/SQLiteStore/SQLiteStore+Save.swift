@@ -162,9 +162,16 @@ extension SQLiteStore {
             throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
         }
         let columns = columnValues(snapshot, keys: nil)
-        let names = columns.map { ", " + SQLiteSchema.q($0.0) }.joined()
-        let sql =
-            "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(names)) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
+        // Every row of an entity has the same columns: the statement text is made once per entity.
+        let sql: String
+        if let cached = insertSQL[entityName], cached.columns == columns.count {
+            sql = cached.sql
+        } else {
+            let names = columns.map { ", " + SQLiteSchema.q($0.0) }.joined()
+            sql =
+                "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(names)) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
+            insertSQL[entityName] = (sql, columns.count)
+        }
         try database.run(
             sql,
             [.integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version)]

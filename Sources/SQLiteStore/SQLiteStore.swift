@@ -25,6 +25,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let externalDataDirectory: URL?
     var schema: SQLiteSchema!
     var model: ManagedObjectModel!
+    /// The INSERT statement of each entity, with its number of value columns (made once per entity).
+    var insertSQL: [String: (sql: String, columns: Int)] = [:]
     private var isNew: Bool
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.
@@ -281,6 +283,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         try reporting {
             if isNew {
                 schema = try SQLiteSchema(model: model)
+                insertSQL = [:]
                 try createSchema()
                 isNew = false
             } else {
@@ -303,6 +306,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                         "the store has no entities \(missing.joined(separator: ", ")) of the model (Z_PRIMARYKEY)")
                 }
                 schema = try SQLiteSchema(model: model, numbers: numbers)
+                insertSQL = [:]
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")

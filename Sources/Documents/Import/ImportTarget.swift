@@ -64,7 +64,10 @@ public final class ImportTarget {
     static let problemsListed = 100
 
     /// Where each object of the current batch was read (for validation messages).
-    private var origins: [ManagedObjectID: String] = [:]
+    private var origins: [ManagedObjectID: Origin] = [:]
+    /// The paths of the sources read so far (an ``Origin`` names one by its index).
+    private var files: [String] = []
+    private var lastFile: URL?
     /// Handles of objects still in the context (made permanent and let go at a checkpoint).
     private var liveHandles: [Handle] = []
     private var sinceCheckpoint = 0
@@ -293,7 +296,7 @@ public final class ImportTarget {
         } catch {
             throw DocumentError(.badData, "\(place.described(in: url.path)): \(error)")
         }
-        origins[object.objectID] = place.described(in: url.path)
+        origins[object.objectID] = origin(place, url)
         building.insert(ObjectIdentifier(object))
         insertedCount += 1
         sinceCheckpoint += 1
@@ -351,16 +354,16 @@ public final class ImportTarget {
             let indexKey = try index(relationship.destinationEntityName, key)
             let link = KeyLink(
                 source: makeHandle(object), relationship: relationship.name, key: indexKey, value: value,
-                place: node.place.described(in: url.path))
+                origin: origin(node.place, url))
             switch indexes[indexKey]?[value] {
             case .some(var entry) where entry.count == 1:
                 if entry.usedAt == nil {
-                    entry.usedAt = link.place
+                    entry.usedAt = link.origin
                     indexes[indexKey]?[value] = entry
                 }
                 try connect(link, to: entry)
             case .some(let entry):
-                problem(link.ambiguity(entry.count))
+                problem(ambiguity(link, entry.count))
             case .none:
                 pendingKeyLinks.append(link)
             }
@@ -460,7 +463,7 @@ public final class ImportTarget {
                     pendingURILinks.append(
                         URILink(
                             source: handle, relationship: relationship, uris: uris,
-                            place: field.node.place.described(in: url.path)))
+                            origin: origin(field.node.place, url)))
                 }
             case .attribute:
                 try apply(resolved, field.node, to: object, in: url)
@@ -526,7 +529,7 @@ public final class ImportTarget {
                 return
             }
             for failure in failures {
-                let place = failure.objectID.flatMap { origins[$0] }
+                let place = failure.objectID.flatMap { origins[$0] }.map(describe)
                 let key = failure.key.map { ".\($0)" } ?? ""
                 problem("\(place.map { "\($0): " } ?? "")\(failure.entityName)\(key): \(failure.message)")
             }
@@ -542,10 +545,10 @@ public final class ImportTarget {
             case .some(let entry) where entry.count == 1:
                 if problemCount == 0 { try connect(link, to: entry) }
             case .some(let entry):
-                problem(link.ambiguity(entry.count))
+                problem(ambiguity(link, entry.count))
             case .none:
                 problem(
-                    "\(link.place): \(link.relationship).\(link.key.attribute.name): no \(link.key.entity) has \(link.key.attribute.name) = \(link.value.literalText.isEmpty ? "\"\"" : link.value.literalText)"
+                    "\(describe(link.origin)): \(link.relationship).\(link.key.attribute.name): no \(link.key.entity) has \(link.key.attribute.name) = \(link.value.literalText.isEmpty ? "\"\"" : link.value.literalText)"
                 )
             }
             try countLinkForBatch()
@@ -571,7 +574,7 @@ public final class ImportTarget {
             var destinations: [ManagedObject] = []
             for uri in link.uris {
                 guard let handle = uriHandles[uri] else {
-                    problem("\(link.place): \(link.relationship.name): no object in the file has the URI \(uri)")
+                    problem("\(describe(link.origin)): \(link.relationship.name): no object in the file has the URI \(uri)")
                     continue
                 }
                 if problemCount == 0 { destinations.append(try resolve(handle)) }
@@ -585,7 +588,7 @@ public final class ImportTarget {
                     try source.setObject(destinations.first, forKey: link.relationship.name)
                 }
             } catch {
-                problem("\(link.place): \(link.relationship.name): \(error)")
+                problem("\(describe(link.origin)): \(link.relationship.name): \(error)")
             }
             try countLinkForBatch()
         }
@@ -628,7 +631,13 @@ public final class ImportTarget {
         var handle: Handle
         var count: Int
         /// Where a link first used this entry (so that a second object with the same key is reported there).
-        var usedAt: String?
+        var usedAt: Origin?
+    }
+
+    /// A place in one of the sources (its path looked up only for a message).
+    struct Origin {
+        let file: Int
+        let place: ImportPlace
     }
 
     struct KeyLink {
@@ -636,18 +645,30 @@ public final class ImportTarget {
         let relationship: String
         let key: IndexKey
         let value: AttributeValue
-        let place: String
+        let origin: Origin
+    }
 
-        func ambiguity(_ count: Int) -> String {
-            "\(place): \(relationship).\(key.attribute.name): \(count) \(key.entity) objects have \(key.attribute.name) = \(value.literalText)"
+    func origin(_ place: ImportPlace, _ url: URL) -> Origin {
+        if url != lastFile {
+            lastFile = url
+            files.append(url.path)
         }
+        return Origin(file: files.count - 1, place: place)
+    }
+
+    func describe(_ origin: Origin) -> String {
+        origin.place.described(in: files[origin.file])
+    }
+
+    private func ambiguity(_ link: KeyLink, _ count: Int) -> String {
+        "\(describe(link.origin)): \(link.relationship).\(link.key.attribute.name): \(count) \(link.key.entity) objects have \(link.key.attribute.name) = \(link.value.literalText)"
     }
 
     struct URILink {
         let source: Handle
         let relationship: RelationshipDescription
         let uris: [String]
-        let place: String
+        let origin: Origin
     }
 
     private func makeHandle(_ object: ManagedObject) -> Handle {
@@ -683,9 +704,15 @@ public final class ImportTarget {
         let source = try resolve(link.source)
         let destination = try resolve(entry.handle)
         do {
-            try source.setObject(destination, forKey: link.relationship)
+            // A batched import goes into a new SQLite store, which keeps a one-to-many on the to-one side: the
+            // destination's to-many need not be read (and recorded as changed) for every new member.
+            if batchSize != nil {
+                try source.setObjectLeavingInverseFault(destination, forKey: link.relationship)
+            } else {
+                try source.setObject(destination, forKey: link.relationship)
+            }
         } catch {
-            problem("\(link.place): \(link.relationship): \(error)")
+            problem("\(describe(link.origin)): \(link.relationship): \(error)")
         }
     }
 
@@ -714,7 +741,7 @@ public final class ImportTarget {
             entry.count += 1
             if entry.count == 2, let usedAt = entry.usedAt {
                 problem(
-                    "\(usedAt): \(key.entity).\(key.attribute.name) = \(value.literalText) matches more than one \(key.entity) object"
+                    "\(describe(usedAt)): \(key.entity).\(key.attribute.name) = \(value.literalText) matches more than one \(key.entity) object"
                 )
             }
             indexes[key]?[value] = entry

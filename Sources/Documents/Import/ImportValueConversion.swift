@@ -99,6 +99,23 @@ extension ImportValue {
         _ text: String, as attribute: AttributeDescription, model: ManagedObjectModel
     ) throws(ImportValueError) -> AttributeValue {
         let type = attribute.type
+        // The common forms first, without trimming or conversions (an import reads millions of cells).
+        switch type {
+        case .string:
+            return .string(text)
+        case .integer64:
+            if let value = Int64(text) { return .integer64(value) }
+        case .integer32:
+            if let value = Int32(text) { return .integer32(value) }
+        case .integer16:
+            if let value = Int16(text) { return .integer16(value) }
+        case .double:
+            if let value = Double(text) { return .double(value) }
+        case .date:
+            if let date = DateText.parse(text) { return .date(date) }
+        default:
+            break
+        }
         switch type {
         case .boolean:
             switch text.lowercased() {

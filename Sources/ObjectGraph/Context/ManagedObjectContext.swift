@@ -387,9 +387,11 @@ public final class ManagedObjectContext {
     func willChange(_ object: ManagedObject, relationship index: Int) {
         willChange(object)
         let key = ObjectIdentifier(object)
-        guard originals[key]?.relationships[index] == nil, let ids = object.loadedRelationshipIDs(index) else {
-            return
-        }
+        // An object without recorded originals (an inserted one) has nothing to record: its destinations are not
+        // listed (that costs as much as the relationship is long, on every change).
+        guard let original = originals[key], original.relationships[index] == nil,
+            let ids = object.loadedRelationshipIDs(index)
+        else { return }
         originals[key]?.relationships[index] = ids
     }
 

@@ -268,3 +268,22 @@ public struct MutableRelationship {
         for object in try objects() { try owner.removeFromMany(index, object) }
     }
 }
+
+extension ManagedObject {
+    /// Sets a to-one of an object inserted in this context whose inverse is a to-many of another object, leaving
+    /// that to-many alone when it has not been read (it then reads the new member from its store once this object
+    /// is saved) — so that linking many new objects to one saved object does not read, and record the change of,
+    /// its whole to-many each time. Otherwise the same as ``setObject(_:forKey:)``.
+    ///
+    /// For bulk imports into a store that keeps a one-to-many on the to-one side (SQLite): nothing may read the
+    /// destination's to-many before the save.
+    package func setObjectLeavingInverseFault(_ object: ManagedObject?, forKey key: String) throws(ObjectGraphError) {
+        let index = try relationshipIndex(key, toMany: false)
+        guard let object else { return try setToOne(index, nil) }
+        try checkDestination(object, index)
+        guard isInserted, try toOneObject(at: index) == nil, let inverse = inverseIndex(of: index, in: object),
+            object.entity.relationships[inverse].isToMany, object.isFault || object.loadedRelationshipCount(inverse) == nil
+        else { return try setToOne(index, object) }
+        try rawSetToOne(index, object)
+    }
+}
