@@ -555,7 +555,7 @@ public final class ImportTarget {
         }
         pendingKeyLinks.removeAll()
         try linkURIs()
-        if let failure { throw failure }
+        // The model's rules are checked even when values were refused, so that every failure is listed at once.
         if batchSize != nil {
             try checkpoint()
         } else {
