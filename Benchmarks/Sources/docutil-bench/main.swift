@@ -1,6 +1,11 @@
 import Foundation
 
-// `docutil-bench [predicate|graph|atomic|sqlite|document …]` runs the named blocks; no argument runs them all.
+// `docutil-bench [predicate|graph|atomic|sqlite|document|import …]` runs the named blocks; no argument runs them all.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "import-child" {
+    // The import benchmark's child process (see ImportBenchmarks).
+    try ImportBenchmarks.child(URL(fileURLWithPath: CommandLine.arguments[2]))
+    exit(0)
+}
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
@@ -10,3 +15,4 @@ if wanted("graph") { try ObjectGraphBenchmarks.run() }
 if wanted("atomic") { try AtomicStoreBenchmarks.run() }
 if wanted("sqlite") { try SQLiteBenchmarks.run() }
 if wanted("document") { try DocumentBenchmarks.run() }
+if wanted("import") { try ImportBenchmarks.run() }
