@@ -89,7 +89,8 @@ struct ImportCommandTests {
     @Test func aMissingRequiredValueIsReportedAtItsRow() throws {
         // The model requires isbn (at least 10 characters) and a title; the second row has neither.
         let folder = try Self.folder([
-            "Book.csv": "title,isbn,id\nDune,0441172717,8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0001\n,,8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0002\n"
+            "Book.csv":
+                "title,isbn,id\nDune,0441172717,8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0001\n,,8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0002\n"
         ])
         let out = folder.appendingPathComponent("out.sqlite")
         let result = try Docutil.run(
@@ -119,7 +120,8 @@ struct ImportCommandTests {
     @Test func outIsNeverReplacedWithoutForce() throws {
         let folder = try Self.folder(["Shelf.csv": Self.shelves, "out.sqlite": "precious"])
         let out = folder.appendingPathComponent("out.sqlite")
-        let refused = try Docutil.run(["import", "Shelf.csv", out.path, "--model", Self.model], currentDirectory: folder)
+        let refused = try Docutil.run(
+            ["import", "Shelf.csv", out.path, "--model", Self.model], currentDirectory: folder)
         #expect(refused.status == 73)
         #expect(try String(contentsOf: out, encoding: .utf8) == "precious")
         let forced = try Docutil.run(
@@ -179,11 +181,11 @@ struct ImportCommandTests {
             "racks.csv": "Rack Name,Notes\nTop,dusty\n",
             "titles.tsv": "Title\tCode\tWhere\tId\nDune\t0441172717\tTop\t8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0001\n",
             "map.json": """
-                {"entities": {
-                  "Shelf": {"source": "racks.csv", "attributes": {"label": "Rack Name"}, "ignore": ["Notes"]},
-                  "Book": {"source": "titles.tsv", "attributes": {"isbn": "Code"},
-                           "relationships": {"shelf": {"source": "Where", "match": "label"}}}}}
-                """,
+            {"entities": {
+              "Shelf": {"source": "racks.csv", "attributes": {"label": "Rack Name"}, "ignore": ["Notes"]},
+              "Book": {"source": "titles.tsv", "attributes": {"isbn": "Code"},
+                       "relationships": {"shelf": {"source": "Where", "match": "label"}}}}}
+            """,
         ])
         let out = folder.appendingPathComponent("out.binary")
         let result = try Docutil.run(
@@ -196,16 +198,20 @@ struct ImportCommandTests {
         try Data(#"{"entities": {"Shelf": {"source": "racks.csv", "attributes": {"label": "Rack Name"}}}}"#.utf8)
             .write(to: folder.appendingPathComponent("map2.json"))
         let strict = try Docutil.run(
-            ["import", "racks.csv", folder.appendingPathComponent("o2.xml").path, "--model", Self.model,
-             "--mapping", "map2.json"], currentDirectory: folder)
+            [
+                "import", "racks.csv", folder.appendingPathComponent("o2.xml").path, "--model", Self.model,
+                "--mapping", "map2.json",
+            ], currentDirectory: folder)
         #expect(strict.status == 65)
         #expect(strict.stderr.contains("racks.csv:1:11: unknown column 'Notes'"), "\(strict.stderr)")
         // A mapping with an unknown key is refused at its place.
         try Data(#"{"entities": {"Shelf": {"sauce": "racks.csv"}}}"#.utf8).write(
             to: folder.appendingPathComponent("map3.json"))
         let bad = try Docutil.run(
-            ["import", "racks.csv", folder.appendingPathComponent("o3.xml").path, "--model", Self.model,
-             "--mapping", "map3.json"], currentDirectory: folder)
+            [
+                "import", "racks.csv", folder.appendingPathComponent("o3.xml").path, "--model", Self.model,
+                "--mapping", "map3.json",
+            ], currentDirectory: folder)
         #expect(bad.status == 65)
         #expect(bad.stderr.contains("map3.json:1:34: unknown key 'sauce'"), "\(bad.stderr)")
     }
@@ -247,7 +253,9 @@ struct ImportCommandTests {
         var signatures: [String: String] = [:]
         func isURI(_ value: Any) -> Bool { (value as? String)?.hasPrefix("x-coredata:") == true }
         func text(_ value: Any) throws -> String {
-            String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]),
+                as: UTF8.self)
         }
         var links: [String: Set<String>] = [:]
         for object in objects {
@@ -255,7 +263,9 @@ struct ImportCommandTests {
             let values = object["values"] as? [String: Any] ?? [:]
             var attributes: [String: Any] = [:]
             for (key, value) in values {
-                if isURI(value) || ((value as? [Any])?.allSatisfy(isURI) == true && !((value as? [Any])?.isEmpty ?? true)) {
+                if isURI(value)
+                    || ((value as? [Any])?.allSatisfy(isURI) == true && !((value as? [Any])?.isEmpty ?? true))
+                {
                     links[entity, default: []].insert(key)
                 } else if value is [Any] {
                     links[entity, default: []].insert(key)  // an empty to-many

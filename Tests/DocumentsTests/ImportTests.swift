@@ -123,7 +123,8 @@ struct ImportTests {
     }
 
     @Test func jsonValuesOfTheWrongKindAreReportedAtTheirLine() throws {
-        let url = try Self.write("Book.json", Data("[{\"title\": \"A\",\n  \"pages\": \"many\", \"isSigned\": 3}]".utf8))
+        let url = try Self.write(
+            "Book.json", Data("[{\"title\": \"A\",\n  \"pages\": \"many\", \"isSigned\": 3}]".utf8))
         Self.expectFailure(url, containing: "Book.json:2:12: Book.pages: 'many': not an integer")
         Self.expectFailure(url, containing: "Book.json:2:32: Book.isSigned: only 0 and 1 are booleans")
         // The model's rules are checked too, in the same run: the record lacks isbn and id.
@@ -218,8 +219,10 @@ struct ImportTests {
         #expect(try Self.objects(document, "Shelf").count == 2)
         // Reading never changes the database or leaves files beside it.
         #expect(try Data(contentsOf: url) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["legacy.db"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["legacy.db"])
         try SQLiteScript.execute(url, "INSERT INTO book VALUES ('Bad', '0441172717', 'x', 'many', 0, NULL);")
-        Self.expectFailure(url, containing: "legacy.db: table book rowid 2 column pages: Book.pages: 'many': not an integer")
+        Self.expectFailure(
+            url, containing: "legacy.db: table book rowid 2 column pages: Book.pages: 'many': not an integer")
     }
 }

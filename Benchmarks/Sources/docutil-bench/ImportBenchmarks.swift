@@ -90,9 +90,11 @@ enum ImportBenchmarks {
         process.waitUntilExit()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         guard process.terminationStatus == 0 else {
-            throw NSError(domain: "bench", code: Int(process.terminationStatus), userInfo: [
-                NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")) failed"
-            ])
+            throw NSError(
+                domain: "bench", code: Int(process.terminationStatus),
+                userInfo: [
+                    NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")) failed"
+                ])
         }
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)

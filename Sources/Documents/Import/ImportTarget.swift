@@ -574,7 +574,8 @@ public final class ImportTarget {
             var destinations: [ManagedObject] = []
             for uri in link.uris {
                 guard let handle = uriHandles[uri] else {
-                    problem("\(describe(link.origin)): \(link.relationship.name): no object in the file has the URI \(uri)")
+                    problem(
+                        "\(describe(link.origin)): \(link.relationship.name): no object in the file has the URI \(uri)")
                     continue
                 }
                 if problemCount == 0 { destinations.append(try resolve(handle)) }

@@ -282,7 +282,8 @@ extension ManagedObject {
         guard let object else { return try setToOne(index, nil) }
         try checkDestination(object, index)
         guard isInserted, try toOneObject(at: index) == nil, let inverse = inverseIndex(of: index, in: object),
-            object.entity.relationships[inverse].isToMany, object.isFault || object.loadedRelationshipCount(inverse) == nil
+            object.entity.relationships[inverse].isToMany,
+            object.isFault || object.loadedRelationshipCount(inverse) == nil
         else { return try setToOne(index, object) }
         try rawSetToOne(index, object)
     }
