@@ -78,6 +78,8 @@ public enum DocumentImport {
         program: String = "docutil"
     ) throws(DocumentError) -> ImportSummary {
         let document = try PersistentDocument(contentsOf: url, model: model, program: program)
+        // Closing only releases the lock (and, after a failed import, drops what was read): nothing is written, so a
+        // failure there cannot change the document or what the user is told.
         defer { _ = try? document.close(discardingChanges: true) }
         guard !document.isReadOnly else {
             throw DocumentError(.cannotCreate, "\(url.path) cannot be written; nothing was imported")
@@ -151,6 +153,7 @@ public enum DocumentImport {
             }
             return ImportSummary(inserted: counts, records: target.recordCount, batched: true)
         } catch {
+            // The temporary store is thrown away whatever its close says; the import's own error is what counts.
             _ = try? (store as? any FlushingStore)?.flushAndClose()
             SafeReplacement.removeTemporary(temporary)
             throw error

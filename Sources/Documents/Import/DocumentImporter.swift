@@ -21,28 +21,33 @@ public protocol DocumentImporter: Sendable {
 public enum ImportFormat: String, Sendable, CaseIterable {
     case csv, tsv, json, plist, archive, sqlite
 
+    /// The file extensions that name the format (a plain SQLite database shares its extensions with the SQLite
+    /// store type, which the registry finds first; `import` takes them as a database to import).
+    public var fileExtensions: [String] {
+        switch self {
+        case .csv: ["csv"]
+        case .tsv: ["tsv", "tab"]
+        case .json: ["json"]
+        case .plist: ["plist"]
+        case .archive: ["archive", "nskeyedarchive"]
+        case .sqlite: ["sqlite", "sqlite3", "db"]
+        }
+    }
+
     /// The document type registered for the format.
     public var documentType: DocumentType {
+        let importer: any DocumentImporter
+        let name: String
         switch self {
-        case .csv:
-            DocumentType(
-                name: "CSV", fileExtensions: ["csv"], storeType: nil,
-                importer: DelimitedImporter(separator: UInt8(ascii: ",")))
-        case .tsv:
-            DocumentType(
-                name: "TSV", fileExtensions: ["tsv", "tab"], storeType: nil,
-                importer: DelimitedImporter(separator: 0x09))
-        case .json: DocumentType(name: "JSON", fileExtensions: ["json"], storeType: nil, importer: JSONImporter())
-        case .plist:
-            DocumentType(
-                name: "PropertyList", fileExtensions: ["plist"], storeType: nil, importer: PropertyListImporter())
-        case .archive:
-            DocumentType(
-                name: "KeyedArchive", fileExtensions: ["archive", "nskeyedarchive"], storeType: nil,
-                importer: PropertyListImporter())
-        case .sqlite:
-            DocumentType(name: "SQLiteDatabase", fileExtensions: [], storeType: nil, importer: SQLiteTableImporter())
+        case .csv: (name, importer) = ("CSV", DelimitedImporter(separator: UInt8(ascii: ",")))
+        case .tsv: (name, importer) = ("TSV", DelimitedImporter(separator: 0x09))
+        case .json: (name, importer) = ("JSON", JSONImporter())
+        case .plist: (name, importer) = ("PropertyList", PropertyListImporter())
+        case .archive: (name, importer) = ("KeyedArchive", PropertyListImporter())
+        case .sqlite: (name, importer) = ("SQLiteDatabase", SQLiteTableImporter())
         }
+        return DocumentType(
+            name: name, fileExtensions: self == .sqlite ? [] : fileExtensions, storeType: nil, importer: importer)
     }
 
     /// The format of a source: `explicit` if given, else by extension, else by the first bytes.
@@ -50,28 +55,17 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     ///   file.
     public static func of(_ url: URL, explicit: ImportFormat? = nil) throws(DocumentError) -> ImportFormat {
         if let explicit { return explicit }
-        switch url.pathExtension.lowercased() {
-        case "csv": return .csv
-        case "tsv", "tab": return .tsv
-        case "json": return .json
-        case "plist": return .plist
-        case "archive", "nskeyedarchive": return .archive
-        case "sqlite", "sqlite3", "db": return .sqlite
-        default: break
-        }
-        do {
-            if try FileKind(path: url.path) == .missing { throw DocumentError(.noInput, "\(url.path): no such file") }
-        } catch let error as DocumentError {
-            throw error
-        } catch {
-            throw DocumentError(.io, "\(url.path): \(error)")
-        }
-        let head = [UInt8](FileKind.head(url, count: 64) ?? Data())
+        let ext = url.pathExtension.lowercased()
+        if let byName = allCases.first(where: { $0.fileExtensions.contains(ext) }) { return byName }
+        // The first bytes; a missing or unreadable file is reported as such here, not as an unknown format.
+        let input = try ByteInput(url)
+        var head: [UInt8] = []
+        while head.count < 64, let byte = try input.next() { head.append(byte) }
         let text = String(decoding: head, as: UTF8.self)
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return .sqlite }
         if head.starts(with: Array("bplist".utf8)) { return .plist }
         if text.hasPrefix("<?xml") || text.hasPrefix("<plist") { return .plist }
-        let first = head.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+        let first = head.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }.first
         if first == UInt8(ascii: "[") || first == UInt8(ascii: "{") { return .json }
         throw DocumentError(
             .badData, "\(url.path): cannot tell the file's format from its name or contents; name it with --from")
@@ -177,30 +171,37 @@ struct JSONImporter: DocumentImporter {
         try reader.expect(UInt8(ascii: "["), "an array")
     }
 
+    /// Reads each element of the array whose `[` was just read, whole, and passes it on; progress is reported
+    /// after each.
+    private func forEachRecord(
+        _ reader: JSONReader, into target: ImportTarget, _ body: (ImportNode) throws(DocumentError) -> Void
+    ) throws(DocumentError) {
+        var first = true
+        while try reader.nextElement(first: first) {
+            first = false
+            try body(try reader.readValue(depth: 1))
+            try target.recordRead(
+                from: reader.input.url, bytesRead: reader.input.offset, totalBytes: reader.input.size)
+        }
+    }
+
     private func readArray(_ reader: JSONReader, of entity: EntityLayout, into target: ImportTarget)
         throws(DocumentError)
     {
         let url = reader.input.url
-        var first = true
-        while try reader.nextElement(first: first) {
-            first = false
-            let record = try reader.readValue(depth: 1)
+        try forEachRecord(reader, into: target) { (record) throws(DocumentError) in
             guard case .object(let fields) = record.value else {
                 target.problem(
                     "expected an object of \(entity.name), found \(record.value.kind)", at: record.place, in: url)
-                continue
+                return
             }
             try target.insert(entity, fields: fields, at: record.place, in: url)
-            try target.recordRead(from: url, bytesRead: reader.input.offset, totalBytes: reader.input.size)
         }
     }
 
     private func readDumpObjects(_ reader: JSONReader, into target: ImportTarget) throws(DocumentError) {
         let url = reader.input.url
-        var first = true
-        while try reader.nextElement(first: first) {
-            first = false
-            let record = try reader.readValue(depth: 1)
+        try forEachRecord(reader, into: target) { (record) throws(DocumentError) in
             guard case .object(let fields) = record.value else {
                 throw reader.fail(at: record.place, "expected a dumped object, found \(record.value.kind)")
             }
@@ -223,11 +224,10 @@ struct JSONImporter: DocumentImporter {
             }
             guard target.model.layout(of: entityName) != nil else {
                 target.problem("the model has no entity '\(entityName)'", at: record.place, in: url)
-                continue
+                return
             }
             let entity = try target.layout(named: entityName, for: url)
             try target.insertDumped(entity, uri: uri, values: values, at: record.place, in: url)
-            try target.recordRead(from: url, bytesRead: reader.input.offset, totalBytes: reader.input.size)
         }
     }
 }
