@@ -24,7 +24,8 @@ final class ByteInput {
     ///   regular file.
     init(_ url: URL) throws(DocumentError) {
         self.url = url
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        // Opened without blocking (a FIFO would wait for a writer), checked on the descriptor, then read normally.
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             throw DocumentError(
@@ -33,8 +34,9 @@ final class ByteInput {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw DocumentError(.io, "\(url.path): not a regular file")
+            throw DocumentError(.noInput, "\(url.path): not a regular file")
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         descriptor = fd
         size = Int64(info.st_size)
         block = [UInt8](repeating: 0, count: 256 * 1024)
