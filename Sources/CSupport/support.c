@@ -17,7 +17,8 @@ static char paths[SLOTS][PATH_LIMIT];
 static volatile sig_atomic_t used[SLOTS];
 
 /* The files a scratch folder of a read-only SQLite open can hold. */
-static const char *const names[] = {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal"};
+static const char *const names[] = {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal",
+                                    "input", "output"};
 
 int docutil_cleanup_register(const char *directory) {
     size_t length = strlen(directory);
@@ -88,6 +89,8 @@ void docutil_cleanup_install_signal_handlers(void) {
     static int installed = 0;
     if (installed) return;
     installed = 1;
+    /* A normal exit removes them too (exit() runs atexit handlers). */
+    atexit(docutil_cleanup_run);
     const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     set_handlers(signals, sizeof signals / sizeof signals[0], handle);
 }

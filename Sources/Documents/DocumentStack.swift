@@ -109,6 +109,13 @@ public enum DocumentStack {
     public static func open(
         _ document: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
     ) throws(DocumentError) -> OpenedDocument {
+        try open(document, model: modelURL, readOnly: readOnly, lenient: lenient, storeOptions: [:])
+    }
+
+    /// ``open(_:model:readOnly:lenient:)`` with store options of its own (`collectProblems` for checking).
+    static func open(
+        _ document: URL, model modelURL: URL?, readOnly: Bool, lenient: Bool, storeOptions: [String: String]
+    ) throws(DocumentError) -> OpenedDocument {
         registerStoreTypes()
         // A document package is read through the store inside it.
         let url = try DocumentPackage.storeFile(of: document).url
@@ -119,7 +126,8 @@ public enum DocumentStack {
         let (model, source, warnings) = try chooseModel(for: url, type: type, given: modelURL)
         let coordinator = PersistentStoreCoordinator(model: model)
         let store: any PersistentStore
-        var options: [String: String] = readOnly ? ["readOnly": "YES"] : [:]
+        var options = storeOptions
+        if readOnly { options["readOnly"] = "YES" }
         if lenient { options["lenientValues"] = "YES" }
         do {
             store = try coordinator.addPersistentStore(type: type, url: url, options: options)

@@ -163,6 +163,16 @@ extension SQLiteStore {
             toManyNames: toManyNames)
     }
 
+    /// Whether a lenient read leaves out a destination row whose `Z_ENT` is not an entity of the destination's kind
+    /// (a row that a strict read refuses; checking reports it as an unknown entity).
+    func skipsLeniently(_ statement: OpaquePointer, entity: Int32, destination: String) -> Bool {
+        guard lenientValues else { return false }
+        guard sqlite3_column_type(statement, entity) == SQLITE_INTEGER,
+            let name = schema.entityByNumber[sqlite3_column_int64(statement, entity)]
+        else { return true }
+        return !model.entity(name, isKindOf: destination)
+    }
+
     /// The object ID of a row, from its `Z_PK` and `Z_ENT` columns.
     /// - Throws: ``SQLiteStoreError`` `malformed` for a key that is not positive or an entity number the store's
     ///   `Z_PRIMARYKEY` does not list (a row is never read as another entity).
@@ -238,6 +248,7 @@ extension SQLiteStore {
                     if valueWarnings.count < 1_000 {
                         valueWarnings.append(
                             "\(plan.entityName).\(attribute.name) of \(id): \(error.reason); kept as it is")
+                        valueProblems.append(StoreProblem(id, .value, key: attribute.name, error.reason))
                     }
                     snapshot.rawKeys.insert(attribute.name)
                     if !raw.isNull { snapshot.attributes[attribute.name] = raw }
@@ -306,6 +317,7 @@ extension SQLiteStore {
         var ids: [ManagedObjectID] = []
         do {
             try database.query(sql, [.integer(id.primaryKey)]) { (statement) throws(SQLiteStoreError) in
+                if skipsLeniently(statement, entity: 1, destination: destination) { return }
                 let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
                 guard model.entity(found.entityName, isKindOf: destination) else {
                     throw SQLiteStoreError(
@@ -364,6 +376,7 @@ extension SQLiteStore {
                 do {
                     try database.query(sql, chunk.map { .integer($0.primaryKey) }) {
                         (statement) throws(SQLiteStoreError) in
+                        if skipsLeniently(statement, entity: 1, destination: destination) { return }
                         let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
                         guard model.entity(found.entityName, isKindOf: destination),
                             let owner = ownerByKey[sqlite3_column_int64(statement, 2)]

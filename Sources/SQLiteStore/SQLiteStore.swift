@@ -35,6 +35,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let lenientValues: Bool
     /// Values kept raw by a lenient read: where and why (at most 1,000 are listed).
     public internal(set) var valueWarnings: [String] = []
+    /// The same values as ``valueWarnings``, as problems of kind ``StoreProblem/Kind/value`` (for checking).
+    public internal(set) var valueProblems: [StoreProblem] = []
 
     /// Registers the `"SQLite"` store type.
     public static func register() {

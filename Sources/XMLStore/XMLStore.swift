@@ -11,7 +11,7 @@ public import ObjectGraph
 ///
 /// `@unchecked Sendable`: its mutable state (`metadata`, the next object number) is only touched under the
 /// coordinator's lock.
-public final class XMLStore: AtomicStore, @unchecked Sendable {
+public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     /// The registered type name.
     public static let typeName = "XML"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
@@ -22,6 +22,8 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     public var metadata: [String: MetadataValue] = [:]
     public var primaryKeyScope: PrimaryKeyScope { .store(startingAfter: 101) }
     private var nextObjectID: Int64 = 101
+    /// What reading left out, when the store was opened with the option `collectProblems` = `YES` (for checking).
+    private var loadProblems: [StoreProblem] = []
 
     /// Registers the `"XML"` store type with the coordinator's registry.
     public static func register() {
@@ -59,11 +61,21 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
             throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
         }
         let raw = try XMLStoreReader(path: url.path).read(data)
-        let snapshots = try XMLStoreDecoder(model: model, path: url.path).snapshots(raw, storeIdentifier: identifier)
+        var decoder = XMLStoreDecoder(model: model, path: url.path)
+        if description.options["collectProblems"] == "YES" { decoder.collected = [] }
+        let snapshots = try decoder.snapshots(raw, storeIdentifier: identifier)
+        loadProblems = decoder.collected ?? []
         nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
         let stored = raw.metadata.compactMapValues(\.metadataValue)
         metadata = stored
         return AtomicStoreContents(identifier: identifier, metadata: stored, snapshots: snapshots)
+    }
+
+    /// What reading left out when the store was opened with `collectProblems` = `YES`: objects of entities the model
+    /// lacks, ids used twice, properties that could not be read. (References to objects not in the file are kept, for
+    /// ``SnapshotCheck`` to report with the rest of the graph.)
+    public func checkStructure(limit: Int) throws(StoreError) -> StoreCheckResult {
+        StoreCheckResult(problems: loadProblems, coveredKinds: [.unknownEntity, .primaryKey, .value])
     }
 
     public func prepareWrite(

@@ -9,6 +9,8 @@ struct XMLStoreDecoder {
     let path: String?
     let entityByType: [String: EntityLayout]
     let composites: [String: CompositeDescription]
+    /// When set, problems that would stop reading are collected here instead (see ``snapshots(_:storeIdentifier:)``).
+    var collected: [StoreProblem]?
 
     init(model: ManagedObjectModel, path: String?) {
         self.model = model
@@ -19,18 +21,42 @@ struct XMLStoreDecoder {
         entityByType = map
     }
 
-    func snapshots(_ raw: RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
+    /// The snapshots of every object. With ``collected`` set, what reading would refuse is collected there instead (for
+    /// checking a file): an object of an unknown entity or with an id used before is left out, a property that
+    /// cannot be read is left unset, and a reference to an object that is not in the file is kept (as an object of
+    /// the relationship's destination entity), for the graph's check to report.
+    mutating func snapshots(_ raw: RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
+        let collecting = collected != nil
+        func report(_ error: StoreError, _ kind: StoreProblem.Kind, _ object: String, key: String? = nil)
+            throws(StoreError)
+        {
+            guard collecting else { throw error }
+            collected?.append(StoreProblem(object: object, kind: kind, key: key, detail: error.message))
+        }
+        func uri(_ entity: String, _ id: Int64) -> String {
+            ManagedObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: id).uriString
+        }
         var entityOfObject: [Int64: String] = [:]
         entityOfObject.reserveCapacity(raw.objects.count)
-        for object in raw.objects {
+        var skipped: Set<Int> = []
+        for (index, object) in raw.objects.enumerated() {
             guard let layout = entityByType[object.type] ?? entityByType[object.type.uppercased()] else {
-                throw .xml(
-                    path, line: object.line,
-                    "unknown entity '\(object.type)' (the model has: \(model.entityNames.joined(separator: ", ")))")
+                try report(
+                    .xml(
+                        path, line: object.line,
+                        "unknown entity '\(object.type)' (the model has: \(model.entityNames.joined(separator: ", ")))"),
+                    .unknownEntity, uri(object.type, object.id))
+                skipped.insert(index)
+                continue
             }
-            if entityOfObject.updateValue(layout.name, forKey: object.id) != nil {
-                throw .xml(path, line: object.line, "object id z\(object.id) is used twice")
+            if entityOfObject[object.id] != nil {
+                try report(
+                    .xml(path, line: object.line, "object id z\(object.id) is used twice"), .primaryKey,
+                    uri(layout.name, object.id))
+                skipped.insert(index)
+                continue
             }
+            entityOfObject[object.id] = layout.name
         }
         var lowerAttributes: [String: [String: AttributeDescription]] = [:]
         var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
@@ -40,16 +66,11 @@ struct XMLStoreDecoder {
             lowerRelationships[name] = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
-        var idOfObject: [Int64: ManagedObjectID] = [:]
-        idOfObject.reserveCapacity(raw.objects.count)
-        for object in raw.objects {
-            idOfObject[object.id] = ManagedObjectID(
-                entityName: entityOfObject[object.id]!, storeIdentifier: storeIdentifier, primaryKey: object.id)
-        }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
-        for object in raw.objects {
-            let entityName = entityOfObject[object.id]!
+        for (index, object) in raw.objects.enumerated() where !skipped.contains(index) {
+            guard let entityName = entityOfObject[object.id] else { continue }
+            let here = uri(entityName, object.id)
             var snapshot = ObjectSnapshot(
                 objectID: ManagedObjectID(
                     entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: object.id))
@@ -57,34 +78,57 @@ struct XMLStoreDecoder {
             let relationships = lowerRelationships[entityName]!
             for attribute in object.attributes {
                 if attribute.name.contains(".") {
-                    try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
+                    do {
+                        try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
+                    } catch {
+                        try report(error, .value, here, key: attribute.name)
+                    }
                     continue
                 }
                 guard let description = attributes[attribute.name] ?? attributes[attribute.name.lowercased()] else {
-                    throw .xml(
-                        path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"
-                    )
+                    try report(
+                        .xml(
+                            path, line: object.line,
+                            "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"),
+                        .value, here, key: attribute.name)
+                    continue
                 }
-                let raw = try Self.value(attribute, path: path, line: object.line)
-                do {
-                    snapshot.attributes[description.name] = try AttributeValue.converted(
-                        raw, to: description, composites: composites)
+                do throws(StoreError) {
+                    let raw = try Self.value(attribute, path: path, line: object.line)
+                    do {
+                        snapshot.attributes[description.name] = try AttributeValue.converted(
+                            raw, to: description, composites: composites)
+                    } catch {
+                        throw StoreError.xml(
+                            path, line: object.line, "\(entityName).\(description.name): \(error.description)")
+                    }
                 } catch {
-                    throw .xml(path, line: object.line, "\(entityName).\(description.name): \(error.description)")
+                    try report(error, .value, here, key: description.name)
                 }
             }
             for relationship in object.relationships {
                 guard
                     let description = relationships[relationship.name] ?? relationships[relationship.name.lowercased()]
                 else {
-                    throw .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'")
+                    try report(
+                        .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'"),
+                        .value, here, key: relationship.name)
+                    continue
                 }
                 var ids: [ManagedObjectID] = []
                 for ref in relationship.refs {
                     guard let destination = entityOfObject[ref] else {
-                        throw .xml(
-                            path, line: object.line,
-                            "\(entityName).\(description.name) refers to z\(ref), which is not in the store")
+                        guard collecting else {
+                            throw .xml(
+                                path, line: object.line,
+                                "\(entityName).\(description.name) refers to z\(ref), which is not in the store")
+                        }
+                        // Kept, for the graph's check to name.
+                        ids.append(
+                            ManagedObjectID(
+                                entityName: description.destinationEntityName, storeIdentifier: storeIdentifier,
+                                primaryKey: ref))
+                        continue
                     }
                     ids.append(
                         ManagedObjectID(entityName: destination, storeIdentifier: storeIdentifier, primaryKey: ref))
@@ -92,10 +136,12 @@ struct XMLStoreDecoder {
                 if description.isToMany {
                     snapshot.toMany[description.name] = ids
                 } else {
-                    guard ids.count <= 1 else {
-                        throw .xml(
-                            path, line: object.line,
-                            "to-one relationship \(entityName).\(description.name) has \(ids.count) destinations")
+                    if ids.count > 1 {
+                        try report(
+                            .xml(
+                                path, line: object.line,
+                                "to-one relationship \(entityName).\(description.name) has \(ids.count) destinations"),
+                            .value, here, key: description.name)
                     }
                     snapshot.toOne[description.name] = ids.first
                 }

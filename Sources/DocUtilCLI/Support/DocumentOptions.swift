@@ -8,11 +8,14 @@ struct DocumentOptions: ParsableArguments {
     @Option(help: "A model to read the document with (.xcdatamodeld, .xcdatamodel, contents, .momd, .mom).")
     var model: String?
 
-    /// Opens the document read-only, printing its warnings to stderr.
+    /// The model's URL, if one was given.
+    var modelURL: URL? { model.map { URL(fileURLWithPath: $0) } }
+
+    /// Opens the document read-only (`-`: standard input), printing its warnings to stderr.
     func open(_ path: String, lenient: Bool = false) throws -> OpenedDocument {
         let document = try DocumentStack.open(
-            URL(fileURLWithPath: path), model: model.map { URL(fileURLWithPath: $0) }, readOnly: true, lenient: lenient)
-        for warning in document.warnings { printError("warning: \(path): \(warning)") }
+            StandardStreams.documentURL(path), model: modelURL, readOnly: true, lenient: lenient)
+        for warning in document.warnings { printError("warning: \(StandardStreams.displayName(path)): \(warning)") }
         return document
     }
 

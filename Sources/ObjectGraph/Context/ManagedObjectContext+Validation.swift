@@ -20,11 +20,22 @@ extension ManagedObjectContext {
         return errors
     }
 
+    /// Every rule of the model an object breaks as it stands, saved or not (what checking a stored document needs):
+    /// required values, bounds, lengths, patterns, relationship counts (every to-many is read) and the object's
+    /// per-key validators.
+    /// - Throws: ``ObjectGraphError`` when a value needed to check a rule cannot be read.
+    public func ruleViolations(of object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
+        try Self.modelRuleErrors(object, readingEveryRelationship: true)
+    }
+
     /// Required values, bounds, lengths, patterns, relationship counts, and the object's per-key validators.
     ///
     /// A to-many relationship of a saved object that was never loaded is unchanged since it was stored and is not
     /// read for checking (so that editing one property never loads every large relationship).
-    static func modelRuleErrors(_ object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
+    static func modelRuleErrors(_ object: ManagedObject, readingEveryRelationship: Bool = false)
+        throws(ObjectGraphError)
+        -> [ObjectValidationError]
+    {
         var errors: [ObjectValidationError] = []
         let layout = object.entity
         func fail(_ code: ObjectValidationError.Code, _ key: String, _ message: String) {
@@ -77,7 +88,9 @@ extension ManagedObjectContext {
         for (i, relationship) in layout.relationships.enumerated() {
             let key = relationship.name
             if relationship.isToMany {
-                if !object.isInserted && object.loadedRelationshipCount(i) == nil { continue }
+                if !readingEveryRelationship && !object.isInserted && object.loadedRelationshipCount(i) == nil {
+                    continue
+                }
                 let destinations = try object.toManyObjects(at: i)
                 let count = destinations.filter { !$0.isDeleted }.count
                 if count < relationship.minCount {

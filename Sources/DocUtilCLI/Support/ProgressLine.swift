@@ -1,0 +1,37 @@
+import Foundation
+
+/// A progress line on standard error, redrawn in place — only when standard error is a terminal, and only once the
+/// work has taken about a second (short runs print nothing), at most ten times a second.
+final class ProgressLine {
+    private let verb: String
+    private let start = Date()
+    private var lastDrawn = Date.distantPast
+    private var drawn = false
+    /// Whether a line is ever drawn: standard error is a terminal.
+    let isShown: Bool
+
+    /// A line that begins with `verb` ("checking", "dumping").
+    init(_ verb: String, shown: Bool = isatty(2) != 0) {
+        self.verb = verb
+        isShown = shown
+    }
+
+    /// Shows `done` of `total` objects.
+    func update(_ done: Int, of total: Int) {
+        guard isShown else { return }
+        let now = Date()
+        guard now.timeIntervalSince(start) >= 1, now.timeIntervalSince(lastDrawn) >= 0.1 || done == total else {
+            return
+        }
+        lastDrawn = now
+        drawn = true
+        let percent = total > 0 ? " (\(done * 100 / total)%)" : ""
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(verb): \(done) of \(total) objects\(percent)".utf8))
+    }
+
+    /// Clears the line, if one was drawn.
+    func end() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        drawn = false
+    }
+}
