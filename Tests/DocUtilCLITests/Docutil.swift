@@ -16,7 +16,7 @@ enum Docutil {
     /// hang (status -1), so a regression cannot stop the suite.
     static func run(
         _ arguments: [String], currentDirectory: URL = Fixtures.projectRoot, environment: [String: String] = [:],
-        timeout: TimeInterval = 120
+        input: Data? = nil, timeout: TimeInterval = 120
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -32,8 +32,17 @@ enum Docutil {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            // Written from another thread, so that a child that writes before it reads cannot deadlock with us.
+            let writer = stdin.fileHandleForWriting
+            DispatchQueue.global().async {
+                writer.write(input)
+                try? writer.close()
+            }
+        }
         // Read both pipes fully before waiting, so a large output cannot block the child.
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
