@@ -35,7 +35,7 @@ struct Check: ParsableCommand {
         try reportingErrors {
             let name = StandardStreams.displayName(document)
             let report: DocumentCheckReport
-            if document != StandardStreams.dash && Self.isModel(document) {
+            if document != StandardStreams.dash && ModelSource.isModel(document) {
                 if options.model != nil { throw ValidationError("--model is for documents; '\(document)' is a model") }
                 report = try DocumentCheck.checkModel(URL(fileURLWithPath: document))
             } else {
@@ -53,19 +53,6 @@ struct Check: ParsableCommand {
                 throw ExitCode(ExitStatus.problemsFound)
             }
         }
-    }
-
-    /// Whether a path names a model rather than a document: by its extension, or a file of no document type (an
-    /// Xcode `contents` file under any name).
-    static func isModel(_ path: String) -> Bool {
-        let url = URL(fileURLWithPath: path)
-        if ["xcdatamodeld", "xcdatamodel", "momd", "mom"].contains(url.pathExtension.lowercased())
-            || url.lastPathComponent == "contents"
-        {
-            return true
-        }
-        guard case .regularFile? = try? FileKind(path: path) else { return false }
-        return DocumentStack.detectType(url) == nil
     }
 
     static func render(_ report: DocumentCheckReport, format: ReportFormat) -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Documents
 import Foundation
+import ModelFiles
 
 /// `docutil convert IN OUT`: writes a document as another store type.
 struct Convert: ParsableCommand {
@@ -11,12 +12,15 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a document to a new file of another store type (by --to, else by OUT's extension).",
         discussion:
-            "The output carries the model. An existing OUT is never replaced without --force; IN is never changed.")
+            """
+            The output carries the model. An existing OUT is never replaced without --force; IN is never changed. \
+            IN may be '-' (standard input); OUT may be '-': XML written to standard output.
+            """)
 
-    @Argument(help: "The document to read.")
+    @Argument(help: "The document to read ('-': standard input).")
     var input: String
 
-    @Argument(help: "The file to write (.xml, .binary or .sqlite).")
+    @Argument(help: "The file to write (.xml, .binary or .sqlite); '-' writes XML to standard output.")
     var output: String
 
     @Option(help: "The output type: xml, binary or sqlite.")
@@ -27,8 +31,20 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
+    func validate() throws {
+        if output == StandardStreams.dash && to != nil && to != .xml {
+            throw ValidationError(
+                "only XML can be written to standard output ('-'): give a file for \(to?.rawValue ?? "")"
+            )
+        }
+    }
+
     func run() throws {
         try reportingErrors {
+            if output == StandardStreams.dash {
+                try convertToStandardOutput()
+                return
+            }
             let outputURL = URL(fileURLWithPath: output)
             guard let type = DocumentStack.type(forName: to?.rawValue, url: outputURL) else {
                 throw ValidationError("cannot tell the output type from '\(output)'; give --to xml|binary|sqlite")
@@ -38,6 +54,21 @@ struct Convert: ParsableCommand {
             }
             let opened = try options.open(input)
             try DocumentStack.convert(opened, to: outputURL, type: type, force: force)
+        }
+    }
+
+    /// Writes the XML to a scratch file (removed however the process ends), then copies it to standard output in
+    /// blocks: the document is complete before the first byte is written, so a failed conversion writes nothing.
+    private func convertToStandardOutput() throws {
+        let opened = try options.open(input)
+        let folder = try ScratchFolders.make(prefix: "docutil-stdout")
+        defer { ScratchFolders.remove(folder) }
+        let file = folder.appendingPathComponent("output")
+        try DocumentStack.convert(opened, to: file, type: "XML", force: false)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }  // a read-only handle: closing it cannot lose anything
+        while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
+            try FileHandle.standardOutput.write(contentsOf: block)
         }
     }
 }

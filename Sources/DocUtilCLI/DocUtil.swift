@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Foundation
 import ModelFiles
 
 /// The `docutil` command: opens, converts and inspects Core Data documents and models.
@@ -13,7 +14,7 @@ public struct DocUtil: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self, Open.self, Import.self,
-            Check.self,
+            Check.self, Diff.self,
         ]
     )
 
@@ -23,6 +24,30 @@ public struct DocUtil: ParsableCommand {
     /// a read-only open may have made.
     public static func run() {
         ScratchFolders.installSignalHandlers()
-        main()
+        main(nil)
+    }
+
+    /// Parses and runs a command line (`nil`: the process's arguments). Help and version go to standard output with
+    /// status 0; every error goes to standard error in the one form of every diagnostic, `docutil: message`, then
+    /// the usage lines, with its documented status (64 for a usage error).
+    public static func main(_ arguments: [String]?) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            exit(withError: nil)
+        } catch {
+            let status = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if status == .success {
+                if !message.isEmpty { print(message) }
+                exit(withError: nil)
+            }
+            if !message.isEmpty {
+                var text = message
+                if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+                printError(text)
+            }
+            Foundation.exit(status.rawValue)
+        }
     }
 }

@@ -11,7 +11,7 @@ struct Dump: ParsableCommand {
     /// Objects read, written and let go at a time.
     static let batchSize = 1_000
 
-    @Argument(help: "The document (XML or binary store).")
+    @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
     var document: String
 
     @Option(help: "Only objects of this entity (and its sub-entities).")
@@ -52,6 +52,8 @@ struct Dump: ParsableCommand {
                 csvColumns: ObjectOutput.csvColumns(entities: Set(ids.map(\.entityName)), model: opened.model))
             let output = FileHandle.standardOutput
             output.write(Data(stream.begin().utf8))
+            let progress = ProgressLine("dumping")
+            defer { progress.end() }
             var start = 0
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
@@ -60,6 +62,7 @@ struct Dump: ParsableCommand {
                 output.write(Data(try stream.write(objects).utf8))
                 opened.context.reset()
                 start += batch.count
+                progress.update(start, of: ids.count)
             }
             output.write(Data(stream.end().utf8))
         }

@@ -97,6 +97,10 @@ struct Import: ParsableCommand {
         } else {
             if paths.count < 2 { throw ValidationError("name the files to import and OUT (or use --into DOC)") }
             if model == nil { throw ValidationError("a new document needs --model") }
+            if let output = paths.last { try StandardStreams.refuseDash(output, "a new document") }
+        }
+        if paths.contains(StandardStreams.dash) || into == StandardStreams.dash {
+            throw ValidationError("import reads files: '-' (standard input) is not one")
         }
     }
 

@@ -14,7 +14,7 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a document's store type, size, UUID, metadata, model version and object counts.")
 
-    @Argument(help: "The document (XML, binary or SQLite store).")
+    @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
     var document: String
 
     @Option(help: "Output format: text or json.")
@@ -24,7 +24,7 @@ struct Info: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let given = URL(fileURLWithPath: document)
+            let given = try StandardStreams.documentURL(document)
             guard FileManager.default.fileExists(atPath: given.path) else {
                 throw DocumentError(.noInput, "\(document): no such file")
             }

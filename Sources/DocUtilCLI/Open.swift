@@ -36,7 +36,7 @@ struct Open: ParsableCommand {
             'discard-autosave').
             """)
 
-    @Argument(help: "The document (XML, binary or SQLite store).")
+    @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
     var document: String
 
     @Option(help: "A model to read the document with, or to create it with (needed with --create).")
@@ -83,6 +83,11 @@ struct Open: ParsableCommand {
             throw ValidationError("--autosave takes a number of seconds above 0")
         }
         if !commands.isEmpty && script != nil { throw ValidationError("give -c commands or --script, not both") }
+        if document == StandardStreams.dash && (create || !readOnly || (commands.isEmpty && script == nil)) {
+            throw ValidationError(
+                "a document on standard input ('-') can only be opened --read-only, with -c or --script giving the commands"
+            )
+        }
         if create && (importing.from != nil || importing.entity != nil || importing.mapping != nil) {
             throw ValidationError("--from, --entity and --mapping are for opening a legacy file, not --create")
         }
@@ -155,7 +160,7 @@ struct Open: ParsableCommand {
 
     private func openDocument() throws -> PersistentDocument {
         do {
-            let url = URL(fileURLWithPath: document)
+            let url = try StandardStreams.documentURL(document)
             var given: ManagedObjectModel?
             if let model {
                 let loaded = try ModelLoader.load(from: URL(fileURLWithPath: model))

@@ -21,7 +21,9 @@ struct PredicateCommand: ParsableCommand {
     @Argument(help: "The predicate, e.g. \"age > 30 AND name BEGINSWITH[c] 'a'\".")
     var predicate: String
 
-    @Option(name: .customLong("var"), help: "A substitution variable, NAME=VALUE (repeatable).")
+    @Option(
+        name: .customLong("var"), parsing: .unconditionalSingleValue,
+        help: "A substitution variable, NAME=VALUE (repeatable).")
     var variables: [String] = []
 
     @Option(help: "Output format: text or json.")

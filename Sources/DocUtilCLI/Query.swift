@@ -8,32 +8,37 @@ struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch objects with a predicate in Apple's format, sorted and limited.",
         discussion: """
-            Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas; write --sort=-KEY so that -KEY is not read as an option. \
+            Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas \
+            (--sort -salary,name). \
             --var NAME=VALUE substitutes $NAME with a literal (70, 'x', YES). Output is the same as 'dump'.
             """)
 
-    @Argument(help: "The document (XML or binary store).")
+    @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
     var document: String
 
     @Option(help: "The entity to fetch.")
     var entity: String
 
-    @Option(name: .customLong("where"), help: "A predicate, e.g. \"pages > $min AND title BEGINSWITH[c] 'd'\".")
+    @Option(
+        name: .customLong("where"), parsing: .unconditional,
+        help: "A predicate, e.g. \"pages > $min AND title BEGINSWITH[c] 'd'\".")
     var predicate: String?
 
     @Option(help: "The name of a fetch request template in the model.")
     var template: String?
 
-    @Option(name: .customLong("var"), help: "A substitution variable, NAME=VALUE (repeatable).")
+    @Option(
+        name: .customLong("var"), parsing: .unconditionalSingleValue,
+        help: "A substitution variable, NAME=VALUE (repeatable).")
     var variables: [String] = []
 
-    @Option(help: "Sort keys: KEY or -KEY, separated by commas.")
+    @Option(parsing: .unconditional, help: "Sort keys: KEY or -KEY (descending), separated by commas.")
     var sort: String?
 
-    @Option(help: "The most objects to return.")
+    @Option(parsing: .unconditional, help: "The most objects to return.")
     var limit: Int?
 
-    @Option(help: "How many objects to skip.")
+    @Option(parsing: .unconditional, help: "How many objects to skip.")
     var offset: Int?
 
     @Option(help: "Output format: json, csv or text.")

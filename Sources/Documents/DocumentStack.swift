@@ -221,6 +221,12 @@ public enum DocumentStack {
         return (model, source, warnings)
     }
 
+    /// Refuses anything but a regular file (or a document package) as a document to read: a missing file, a folder,
+    /// a device or a FIFO is `noInput` (never waited on).
+    public static func requireReadable(_ document: URL) throws(DocumentError) {
+        try requireDocumentFile(try DocumentPackage.storeFile(of: document).url)
+    }
+
     /// Refuses anything but a regular file as a document to read: a missing file, a folder, a device or a FIFO is
     /// `noInput` (never waited on).
     static func requireDocumentFile(_ url: URL) throws(DocumentError) {

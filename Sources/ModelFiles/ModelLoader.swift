@@ -31,6 +31,19 @@ public struct LoadedModel: Sendable {
     public var recordedVersionHashes: [String: Data]?
     /// Parts that could not be read fully (the model still loaded).
     public var warnings: [String]
+
+    /// Creates a loaded model (for a model found elsewhere, such as inside a document).
+    public init(
+        model: ManagedObjectModel, format: ModelFormat, path: String, versionName: String? = nil,
+        recordedVersionHashes: [String: Data]? = nil, warnings: [String]
+    ) {
+        self.model = model
+        self.format = format
+        self.path = path
+        self.versionName = versionName
+        self.recordedVersionHashes = recordedVersionHashes
+        self.warnings = warnings
+    }
 }
 
 /// Loads models from every form Xcode and Core Data write: `.xcdatamodeld` bundles, `.xcdatamodel` directories, bare

@@ -493,6 +493,7 @@ final class EditingSession {
     ) {
         let (flags, values, rest) = try options(words, flags: ["--force", "--package", "--file"], valued: ["--type"])
         guard rest.count == 1 else { throw .usage("\(verb) PATH [--type T] [--force] [--package|--file]") }
+        guard rest[0] != "-" else { throw .usage("\(verb) writes a file: '-' (standard output) is not one") }
         return (flags, values, URL(fileURLWithPath: rest[0]))
     }
 

@@ -1,8 +1,10 @@
+import Documents
 import Foundation
 import ModelFiles
-import SQLiteStore
+import ObjectGraph
 
-/// Finds the model a path stands for: a model file in any form, or the model a document carries.
+/// Finds the model a path stands for: a model file in any form, or the model a document of any type carries
+/// (embedded, `Z_MODELCACHE`, or inferred from an Apple XML store).
 enum ModelSource {
     static func load(_ path: String) throws -> LoadedModel {
         let url = URL(fileURLWithPath: path)
@@ -10,9 +12,31 @@ enum ModelSource {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelFileError(.notFound, path: path, "no such file or directory")
         }
-        if !isDirectory.boolValue, SQLiteStoreFile.isSQLite(url) {
-            return try SQLiteStoreFile(url: url).storedModel()
+        guard !isDirectory.boolValue, !isModel(path), let type = DocumentStack.detectType(url) else {
+            return try ModelLoader.load(from: url)
         }
-        return try ModelLoader.load(from: url)
+        let (model, source, warnings) = try DocumentStack.chooseModel(for: url, type: type, given: nil)
+        return LoadedModel(
+            model: model, format: source == "Z_MODELCACHE" ? .modelCache : .contents, path: path,
+            warnings: warnings.map { "\(path): \($0)" })
+    }
+
+    /// Whether a path names a model rather than a document: by its extension, or a file of no document type (an
+    /// Xcode `contents` file under any name).
+    static func isModel(_ path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        if ["xcdatamodeld", "xcdatamodel", "momd", "mom"].contains(url.pathExtension.lowercased())
+            || url.lastPathComponent == "contents"
+        {
+            return true
+        }
+        guard case .regularFile? = try? FileKind(path: path) else { return false }
+        // An Xcode `contents` file under another name: its root element is <model>.
+        if let handle = FileHandle(forReadingAtPath: path) {
+            defer { handle.closeFile() }
+            let head = String(decoding: handle.readData(ofLength: 4_096), as: UTF8.self)
+            if head.contains("<model ") && !head.contains("<database") { return true }
+        }
+        return DocumentStack.detectType(url) == nil
     }
 }

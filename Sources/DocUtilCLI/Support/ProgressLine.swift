@@ -1,10 +1,13 @@
 import Foundation
 
 /// A progress line on standard error, redrawn in place — only when standard error is a terminal, and only once the
-/// work has taken about a second (short runs print nothing), at most ten times a second.
+/// work has taken about a second (short runs print nothing; `DOCUTIL_PROGRESS_DELAY` gives another number of seconds),
+/// at most ten times a second.
 final class ProgressLine {
     private let verb: String
     private let start = Date()
+    private let delay: TimeInterval =
+        ProcessInfo.processInfo.environment["DOCUTIL_PROGRESS_DELAY"].flatMap(TimeInterval.init) ?? 1
     private var lastDrawn = Date.distantPast
     private var drawn = false
     /// Whether a line is ever drawn: standard error is a terminal.
@@ -20,7 +23,7 @@ final class ProgressLine {
     func update(_ done: Int, of total: Int) {
         guard isShown else { return }
         let now = Date()
-        guard now.timeIntervalSince(start) >= 1, now.timeIntervalSince(lastDrawn) >= 0.1 || done == total else {
+        guard now.timeIntervalSince(start) >= delay, now.timeIntervalSince(lastDrawn) >= 0.1 || done == total else {
             return
         }
         lastDrawn = now

@@ -1,0 +1,223 @@
+import Foundation
+
+/// One difference between two models: an element added, removed, renamed, or one of its fields changed.
+public struct ModelChange: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of model element.
+    public enum Element: String, Sendable, Hashable, Comparable {
+        case model, entity, attribute, relationship, fetchedProperty, fetchRequest, configuration
+
+        public static func < (a: Element, b: Element) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// What happened to it.
+    public enum Change: Sendable, Hashable {
+        /// Only in the second model.
+        case added
+        /// Only in the first model.
+        case removed
+        /// In the second model under a new name, found by its renaming identifier.
+        case renamed(from: String)
+        /// A field differs: its name and its value in each model (`nil` for none).
+        case changed(field: String, old: String?, new: String?)
+    }
+
+    /// The element's kind.
+    public var element: Element
+    /// Its name: `Entity`, `Entity.property`, or a fetch request's or configuration's name (in the second model for
+    /// a renamed or changed element).
+    public var name: String
+    /// What happened.
+    public var change: Change
+
+    /// Creates a change.
+    public init(_ element: Element, _ name: String, _ change: Change) {
+        self.element = element
+        self.name = name
+        self.change = change
+    }
+
+    /// `+ attribute Person.age`, `- entity Car`, `~ attribute Person.age type: Integer 16 → Integer 32`,
+    /// `> attribute Person.fullName renamed from name`.
+    public var description: String {
+        let what = name.isEmpty ? element.rawValue : "\(element.rawValue) \(name)"
+        return switch change {
+        case .added: "+ \(what)"
+        case .removed: "- \(what)"
+        case .renamed(let from): "> \(what) renamed from \(from)"
+        case .changed(let field, let old, let new): "~ \(what) \(field): \(old ?? "none") → \(new ?? "none")"
+        }
+    }
+}
+
+extension ManagedObjectModel {
+    /// Everything that differs from this model to `other`: entities, attributes, relationships, fetched properties,
+    /// fetch requests and configurations added, removed, renamed (an element whose renaming identifier names one
+    /// that is gone) or changed, field by field (type, optionality, default, validation, delete rule, inverse,
+    /// counts, renaming identifier, version hash…). In a stable order: by element name, then kind.
+    public func differences(to other: ManagedObjectModel) -> [ModelChange] {
+        var changes: [ModelChange] = []
+        if versionIdentifiers.sorted() != other.versionIdentifiers.sorted() {
+            changes.append(
+                ModelChange(
+                    .model, "",
+                    .changed(
+                        field: "versionIdentifiers", old: versionIdentifiers.sorted().joined(separator: ", "),
+                        new: other.versionIdentifiers.sorted().joined(separator: ", "))))
+        }
+        let (hashes, otherHashes) = (entityVersionHashes, other.entityVersionHashes)
+        ModelComparison.compare(
+            entities.map { ($0.name, $0.renamingIdentifier) }, other.entities.map { ($0.name, $0.renamingIdentifier) },
+            element: .entity, into: &changes
+        ) { old, new in
+            guard let a = entity(named: old), let b = other.entity(named: new) else { return [] }
+            var fields = ModelComparison.fields(a, hash: hashes[old]).diff(
+                ModelComparison.fields(b, hash: otherHashes[new]), element: .entity, name: new)
+            ModelComparison.compare(
+                a.attributes.map { ($0.name, $0.renamingIdentifier) },
+                b.attributes.map { ($0.name, $0.renamingIdentifier) }, element: .attribute, prefix: new + ".",
+                into: &fields
+            ) { x, y in
+                guard let p = a.attributes.first(where: { $0.name == x }),
+                    let q = b.attributes.first(where: { $0.name == y })
+                else { return [] }
+                return ModelComparison.fields(p).diff(
+                    ModelComparison.fields(q), element: .attribute, name: "\(new).\(y)")
+            }
+            ModelComparison.compare(
+                a.relationships.map { ($0.name, $0.renamingIdentifier) },
+                b.relationships.map { ($0.name, $0.renamingIdentifier) }, element: .relationship, prefix: new + ".",
+                into: &fields
+            ) { x, y in
+                guard let p = a.relationships.first(where: { $0.name == x }),
+                    let q = b.relationships.first(where: { $0.name == y })
+                else { return [] }
+                return ModelComparison.fields(p).diff(
+                    ModelComparison.fields(q), element: .relationship, name: "\(new).\(y)")
+            }
+            ModelComparison.compare(
+                a.fetchedProperties.map { ($0.name, nil) }, b.fetchedProperties.map { ($0.name, nil) },
+                element: .fetchedProperty, prefix: new + ".", into: &fields
+            ) { x, y in
+                guard let p = a.fetchedProperties.first(where: { $0.name == x }),
+                    let q = b.fetchedProperties.first(where: { $0.name == y })
+                else { return [] }
+                return [("entity", p.entityName, q.entityName), ("predicate", p.predicate, q.predicate)].diff(
+                    element: .fetchedProperty, name: "\(new).\(y)")
+            }
+            return fields
+        }
+        ModelComparison.compare(
+            fetchRequestTemplates.map { ($0.name, nil) }, other.fetchRequestTemplates.map { ($0.name, nil) },
+            element: .fetchRequest, into: &changes
+        ) { x, y in
+            guard let p = fetchRequestTemplates.first(where: { $0.name == x }),
+                let q = other.fetchRequestTemplates.first(where: { $0.name == y })
+            else { return [] }
+            return [
+                ("entity", p.entityName, q.entityName), ("predicate", p.predicate, q.predicate),
+                ("fetchLimit", p.fetchLimit.map(String.init), q.fetchLimit.map(String.init)),
+            ].diff(element: .fetchRequest, name: y)
+        }
+        ModelComparison.compare(
+            configurations.map { ($0.name, nil) }, other.configurations.map { ($0.name, nil) },
+            element: .configuration, into: &changes
+        ) { x, y in
+            let p = configurations.first { $0.name == x }?.entityNames.sorted().joined(separator: ", ")
+            let q = other.configurations.first { $0.name == y }?.entityNames.sorted().joined(separator: ", ")
+            return [("entities", p, q)].diff(element: .configuration, name: y)
+        }
+        return changes.sorted { ($0.name, $0.element) < ($1.name, $1.element) }
+    }
+}
+
+/// A field's name and its value in each model.
+typealias ModelField = (name: String, old: String?, new: String?)
+
+extension Array where Element == ModelField {
+    /// The fields whose values differ, as changes.
+    func diff(element: ModelChange.Element, name: String) -> [ModelChange] {
+        filter { $0.old != $0.new }.map {
+            ModelChange(element, name, .changed(field: $0.name, old: $0.old, new: $0.new))
+        }
+    }
+}
+
+extension Array where Element == (String, String?) {
+    /// Two field lists (same names, same order) paired.
+    func diff(_ other: [(String, String?)], element: ModelChange.Element, name: String) -> [ModelChange] {
+        zip(self, other).map { ($0.0, $0.1, $1.1) }.diff(element: element, name: name)
+    }
+}
+
+/// How elements of two models are paired and which of their fields are compared.
+enum ModelComparison {
+    /// Pairs elements by name, then an added element whose renaming identifier names a removed one with it; reports
+    /// what is only on one side and what `fields` says of each pair.
+    static func compare(
+        _ old: [(name: String, renamingIdentifier: String?)], _ new: [(name: String, renamingIdentifier: String?)],
+        element: ModelChange.Element, prefix: String = "", into changes: inout [ModelChange],
+        fields: (String, String) -> [ModelChange]
+    ) {
+        let oldNames = Set(old.map(\.name))
+        let newNames = Set(new.map(\.name))
+        var removed = oldNames.subtracting(newNames)
+        for item in new.sorted(by: { $0.name < $1.name }) {
+            if oldNames.contains(item.name) {
+                changes += fields(item.name, item.name)
+            } else if let from = item.renamingIdentifier, removed.contains(from) {
+                removed.remove(from)
+                changes.append(ModelChange(element, prefix + item.name, .renamed(from: prefix + from)))
+                changes += fields(from, item.name)
+            } else {
+                changes.append(ModelChange(element, prefix + item.name, .added))
+            }
+        }
+        for name in removed.sorted() { changes.append(ModelChange(element, prefix + name, .removed)) }
+    }
+
+    static func text(_ value: AttributeValue?) -> String? {
+        guard let value, !value.isNull else { return nil }
+        return value.literalText
+    }
+
+    static func text(_ flag: Bool) -> String { flag ? "YES" : "NO" }
+
+    static func fields(_ e: EntityDescription, hash: Data?) -> [(String, String?)] {
+        [
+            ("className", e.className), ("parent", e.parentName), ("abstract", text(e.isAbstract)),
+            ("renamingIdentifier", e.renamingIdentifier), ("versionHashModifier", e.versionHashModifier),
+            ("versionHash", hash?.base64EncodedString()),
+            (
+                "uniquenessConstraints",
+                e.uniquenessConstraints.map { $0.joined(separator: "+") }.joined(separator: ", ")
+            ),
+            ("compoundIndexes", e.compoundIndexes.map { $0.joined(separator: "+") }.joined(separator: ", ")),
+        ]
+    }
+
+    static func fields(_ a: AttributeDescription) -> [(String, String?)] {
+        [
+            ("type", a.type.xcodeName), ("optional", text(a.isOptional)), ("transient", text(a.isTransient)),
+            ("defaultValue", text(a.defaultValue)), ("indexed", text(a.isIndexed)),
+            ("minValue", text(a.validation.minimumValue)), ("maxValue", text(a.validation.maximumValue)),
+            ("minLength", a.validation.minimumLength.map(String.init)),
+            ("maxLength", a.validation.maximumLength.map(String.init)),
+            ("regularExpression", a.validation.regularExpression), ("derivationExpression", a.derivationExpression),
+            ("allowsExternalBinaryDataStorage", text(a.allowsExternalBinaryDataStorage)),
+            ("valueTransformerName", a.valueTransformerName), ("composite", a.compositeName),
+            ("renamingIdentifier", a.renamingIdentifier), ("versionHashModifier", a.versionHashModifier),
+            ("versionHash", ManagedObjectModel.versionHash(of: a).base64EncodedString()),
+        ]
+    }
+
+    static func fields(_ r: RelationshipDescription) -> [(String, String?)] {
+        [
+            ("destination", r.destinationEntityName), ("inverse", r.inverseName), ("toMany", text(r.isToMany)),
+            ("ordered", text(r.isOrdered)), ("minCount", String(r.minCount)), ("maxCount", String(r.maxCount)),
+            ("deleteRule", r.deleteRule.xcodeName), ("optional", text(r.isOptional)),
+            ("transient", text(r.isTransient)), ("renamingIdentifier", r.renamingIdentifier),
+            ("versionHashModifier", r.versionHashModifier),
+            ("versionHash", ManagedObjectModel.versionHash(of: r).base64EncodedString()),
+        ]
+    }
+}
