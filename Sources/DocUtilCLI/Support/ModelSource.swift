@@ -31,12 +31,28 @@ enum ModelSource {
             return true
         }
         guard case .regularFile? = try? FileKind(path: path) else { return false }
-        // An Xcode `contents` file under another name: its root element is <model>.
+        // An Xcode `contents` file under another name: text whose root element is <model>.
         if let handle = FileHandle(forReadingAtPath: path) {
             defer { handle.closeFile() }
-            let head = String(decoding: handle.readData(ofLength: 4_096), as: UTF8.self)
-            if head.contains("<model ") && !head.contains("<database") { return true }
+            if let root = rootElement(handle.readData(ofLength: 4_096)) { return root == "model" }
         }
         return DocumentStack.detectType(url) == nil
+    }
+
+    /// The name of the first element of XML text (after the prolog, comments and a document type), or `nil` when the
+    /// bytes do not start as XML.
+    static func rootElement(_ head: Data) -> String? {
+        var text = Substring(String(decoding: head, as: UTF8.self))
+        if text.hasPrefix("\u{FEFF}") { text = text.dropFirst() }
+        while true {
+            text = text.drop { $0.isWhitespace }
+            guard text.hasPrefix("<") else { return nil }
+            if text.hasPrefix("<?") || text.hasPrefix("<!") {
+                guard let end = text.firstIndex(of: ">") else { return nil }
+                text = text[text.index(after: end)...]
+                continue
+            }
+            return String(text.dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" })
+        }
     }
 }
