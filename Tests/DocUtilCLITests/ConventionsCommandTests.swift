@@ -49,7 +49,8 @@ struct ConventionsCommandTests {
         let session = try Docutil.run(["open", "-", "--read-only", "-c", "list Author"], input: data)
         #expect(session.status == 0, "\(session.stderr)")
         #expect(session.stdout.contains("Frank Herbert"))
-        let saveAs = try Docutil.run(["open", Self.library, "--read-only", "-c", "save-as -"], currentDirectory: folder)
+        let saveAs = try Docutil.run(
+            ["open", Self.library, "--read-only", "-c", "save-as -"], currentDirectory: folder)
         #expect(saveAs.status != 0)
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("-").path))
         // Standard input is read once: two '-' is a usage error.

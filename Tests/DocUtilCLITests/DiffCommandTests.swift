@@ -85,7 +85,8 @@ struct DiffCommandTests {
         #expect(text.stdout.contains("    title: \"Dune\" → \"Dune (1965)\""))
         // A deletion shows as an object only in A, and its inverse side as changed.
         #expect(try Docutil.run(["open", edited.path, "-c", "delete Book/p105", "-c", "save"]).status == 0)
-        let afterDelete = try Self.report(try Docutil.run(["diff", original.path, edited.path, "--format", "json"]).stdout)
+        let again = try Docutil.run(["diff", original.path, edited.path, "--format", "json"])
+        let afterDelete = try Self.report(again.stdout)
         #expect((afterDelete["onlyInA"] as? [String])?.first?.hasSuffix("/Book/p105") == true)
     }
 
@@ -133,7 +134,8 @@ struct DiffCommandTests {
         let changes = try #require(try Self.report(second.stdout)["changes"] as? [[String: Any]])
         func has(_ element: String, _ name: String, _ change: String) -> Bool {
             changes.contains {
-                $0["element"] as? String == element && $0["name"] as? String == name && $0["change"] as? String == change
+                $0["element"] as? String == element && $0["name"] as? String == name
+                    && $0["change"] as? String == change
             }
         }
         #expect(has("entity", "Maker", "added"))
