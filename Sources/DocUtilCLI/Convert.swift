@@ -53,7 +53,11 @@ struct Convert: ParsableCommand {
                 throw DocumentError(.cannotCreate, "\(output) exists; use --force to replace it")
             }
             let opened = try options.open(input)
-            try DocumentStack.convert(opened, to: outputURL, type: type, force: force)
+            let progress = ProgressLine("converting")
+            defer { progress.end() }
+            try DocumentStack.convert(
+                opened, to: outputURL, type: type, force: force,
+                progress: progress.isShown ? { progress.update($0, of: $1) } : nil)
         }
     }
 
@@ -64,7 +68,11 @@ struct Convert: ParsableCommand {
         let folder = try ScratchFolders.make(prefix: "docutil-stdout")
         defer { ScratchFolders.remove(folder) }
         let file = folder.appendingPathComponent("output")
-        try DocumentStack.convert(opened, to: file, type: "XML", force: false)
+        let progress = ProgressLine("converting")
+        defer { progress.end() }
+        try DocumentStack.convert(
+            opened, to: file, type: "XML", force: false,
+            progress: progress.isShown ? { progress.update($0, of: $1) } : nil)
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }  // a read-only handle: closing it cannot lose anything
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {

@@ -280,9 +280,10 @@ public enum DocumentStack {
     /// regular file is ever replaced, and only with `force`: a directory, a device, a FIFO or a socket at the output
     /// path is refused and left as it is. A symbolic link is followed: the file it points to is replaced.
     /// - Throws: `cannotCreate` when `output` exists and `force` is off, or is not a regular file.
-    public static func convert(_ document: OpenedDocument, to output: URL, type: String, force: Bool)
-        throws(DocumentError)
-    {
+    /// - Parameter progress: hears how many objects were read of how many.
+    public static func convert(
+        _ document: OpenedDocument, to output: URL, type: String, force: Bool, progress: ((Int, Int) -> Void)? = nil
+    ) throws(DocumentError) {
         registerStoreTypes()
         let target = output.resolvingSymlinksInPath()
         try checkOutput(output, force: force)
@@ -293,7 +294,7 @@ public enum DocumentStack {
             throw DocumentError(.unsupported, "cannot write \(type) documents yet")
         }
         do {
-            try document.coordinator.writeCopy(of: document.store, to: target, type: type)
+            try document.coordinator.writeCopy(of: document.store, to: target, type: type, progress: progress)
         } catch {
             throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, error.description)
         }

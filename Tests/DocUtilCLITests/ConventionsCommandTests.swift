@@ -59,13 +59,17 @@ struct ConventionsCommandTests {
 
     @Test func progressIsShownOnATerminalAndNeverInAPipe() throws {
         let environment = ["DOCUTIL_PROGRESS_DELAY": "0"]
-        for (verb, word) in [("check", "checking"), ("dump", "dumping")] {
+        let folder = try Fixtures.temporaryDirectory()
+        for (verb, word) in [("check", "checking"), ("dump", "dumping"), ("convert", "converting")] {
+            let output = folder.appendingPathComponent("\(UUID().uuidString).sqlite").path
             let child = try ChildProcess(
-                Docutil.executable, [verb, Self.library], environment: environment, terminal: true)
+                Docutil.executable, [verb, Self.library] + (verb == "convert" ? [output] : []),
+                environment: environment, terminal: true)
             let shown = child.read(until: "objects (100%)", timeout: 30)
             #expect(shown?.contains("\(word): ") == true, "\(verb): \(shown ?? "nothing")")
             #expect(child.wait() == 0)
-            let piped = try Docutil.run([verb, Self.library], environment: environment)
+            let piped = try Docutil.run(
+                [verb, Self.library] + (verb == "convert" ? [output + ".2.sqlite"] : []), environment: environment)
             #expect(piped.status == 0)
             #expect(!piped.stderr.contains(word), "\(verb): \(piped.stderr)")
             #expect(!piped.stdout.contains(word))

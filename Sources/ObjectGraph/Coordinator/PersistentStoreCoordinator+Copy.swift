@@ -19,16 +19,19 @@ extension PersistentStoreCoordinator {
     /// - Returns: the IDs objects have in the copy, where they differ: new objects' permanent IDs, and any objects the
     ///   copy had to renumber (a store with one key counter, like the XML store, holding keys that repeat across
     ///   entities).
+    /// - Parameter progress: hears how many objects were read of how many, as the copy goes (a copy a store makes of
+    ///   itself reports nothing).
     @discardableResult
     public func writeCopy(
         of store: any PersistentStore, applying changes: UnsavedChanges = UnsavedChanges(), to url: URL, type: String,
-        options: [String: String] = [:]
+        options: [String: String] = [:], progress: ((Int, Int) -> Void)? = nil
     ) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] in
             guard let entry = state.entries.first(where: { $0.store === store }) else {
                 throw StoreError(.unsupported, "the store is not added to this coordinator")
             }
-            return try writeCopy(of: entry, applying: changes, to: url, type: type, options: options)
+            return try writeCopy(
+                of: entry, applying: changes, to: url, type: type, options: options, progress: progress)
         }
     }
 
@@ -126,7 +129,8 @@ extension PersistentStoreCoordinator {
 
     /// Writes the copy (under the coordinator's lock, which the caller holds).
     private func writeCopy(
-        of entry: StoreEntry, applying changes: UnsavedChanges, to url: URL, type: String, options: [String: String]
+        of entry: StoreEntry, applying changes: UnsavedChanges, to url: URL, type: String, options: [String: String],
+        progress: ((Int, Int) -> Void)? = nil
     ) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] {
         guard let storeType = StoreType.named(type) else {
             throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
@@ -168,7 +172,8 @@ extension PersistentStoreCoordinator {
                 let scope = (written as? any AtomicStore)?.primaryKeyScope ?? .perRootEntity
                 let snapshots: [ObjectSnapshot]
                 (snapshots, mapping) = try laidOver(
-                    entry.allSnapshots(model: model), changes, scope: scope, identifier: source.identifier)
+                    entry.allSnapshots(model: model, progress: progress), changes, scope: scope,
+                    identifier: source.identifier)
                 let copy = try StoreEntry(store: written, model: model, load: false)
                 let (transaction, apply) = try copy.prepare(
                     inserted: snapshots, updated: [], deleted: [], model: model)

@@ -215,16 +215,23 @@ final class StoreEntry: @unchecked Sendable {
         )
     }
 
-    /// Every object of the store, for migration.
-    func allSnapshots(model: ManagedObjectModel) throws(StoreError) -> [ObjectSnapshot] {
+    /// Every object of the store, for migration; `progress` hears of each thousand objects read (done, total).
+    func allSnapshots(model: ManagedObjectModel, progress: ((Int, Int) -> Void)? = nil) throws(StoreError)
+        -> [ObjectSnapshot]
+    {
         if let incremental = store as? any IncrementalStore {
-            var all: [ObjectSnapshot] = []
+            var ids: [ManagedObjectID] = []
             for name in entityNames.sorted() {
-                let request = FetchRequest(entityName: name)
-                var exact = request
+                var exact = FetchRequest(entityName: name)
                 exact.includesSubentities = false
-                let ids = try incremental.objectIDs(for: exact, entityNames: [name])
-                for var snapshot in try incremental.snapshots(for: ids) {
+                ids += try incremental.objectIDs(for: exact, entityNames: [name])
+            }
+            var all: [ObjectSnapshot] = []
+            all.reserveCapacity(ids.count)
+            var start = 0
+            while start < ids.count {
+                let batch = Array(ids[start..<min(start + 1_000, ids.count)])
+                for var snapshot in try incremental.snapshots(for: batch) {
                     // Migration needs every link: load the to-many relationships the store left as faults.
                     for name in snapshot.toManyFaults.sorted() {
                         snapshot.toMany[name] = try incremental.destinations(of: snapshot.objectID, relationship: name)
@@ -232,9 +239,12 @@ final class StoreEntry: @unchecked Sendable {
                     snapshot.toManyFaults = []
                     all.append(snapshot)
                 }
+                start += batch.count
+                progress?(start, ids.count)
             }
             return all
         }
+        progress?(objects.count, objects.count)
         return objects.values.sorted {
             ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
         }
