@@ -7,8 +7,8 @@ import SQLiteStore
 
 /// SQLite stores whose Core Data tables hold mutated rows: a store written by docutil for the fuzz model, then
 /// changed by the input — wrong types, negative and huge numbers, unknown Z_ENT, NULL and dangling keys, garbage
-/// metadata and model-cache blobs, deleted and duplicated rows — and read whole, leniently and strictly, then
-/// edited and saved.
+/// metadata and model-cache blobs, deleted and duplicated rows — and read whole, leniently and strictly, checked
+/// (`docutil check`), then edited and saved.
 /// Kept as bytes, not `Data`: LeakSanitizer cannot see through `Data`'s packed representation in a global and
 /// reports its storage as leaked.
 let template: [UInt8] = {
@@ -186,11 +186,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? SQLiteStoreFile(url: file).entityCounts
     for options in [["readOnly": "YES"], ["readOnly": "YES", "lenientValues": "YES"], [:]] {
         let coordinator = PersistentStoreCoordinator(model: FuzzSupport.model)
-        guard (try? coordinator.addPersistentStore(type: "SQLite", url: file, options: options)) != nil else {
+        guard let store = try? coordinator.addPersistentStore(type: "SQLite", url: file, options: options) else {
             continue
         }
         let context = ManagedObjectContext(coordinator: coordinator)
         FuzzSupport.readEverything(context)
+        if options["lenientValues"] == "YES" {
+            // What `docutil check` does: the store's SQL checks, then every object against the model's rules.
+            _ = try? (store as? any CheckableStore)?.checkStructure(limit: 20)
+            for name in FuzzSupport.model.entityNames {
+                for object in (try? context.fetch(FetchRequest(entityName: name))) ?? [] {
+                    _ = try? context.ruleViolations(of: object)
+                }
+            }
+        }
         if options.isEmpty, let items = try? context.fetch(FetchRequest(entityName: "Item")) {
             for item in items.prefix(2) {
                 try? item.setValue(.string("changed"), forKey: "name")
