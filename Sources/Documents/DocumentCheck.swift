@@ -50,6 +50,7 @@ public enum DocumentCheck {
                 let result = try checkable.checkStructure(limit: limit)
                 found += result.problems
                 covered = result.coveredKinds
+                report.unlisted.merge(result.unlisted, uniquingKeysWith: +)
             }
             if !(opened.store is any IncrementalStore) {
                 let snapshots = try opened.coordinator.storedSnapshots(of: opened.store)
@@ -69,8 +70,9 @@ public enum DocumentCheck {
         }
         var perKind: [StoreProblem.Kind: Int] = [:]
         for problem in Set(found).sorted() {
-            perKind[problem.kind, default: 0] += 1
-            if perKind[problem.kind]! <= limit {
+            let seen = perKind[problem.kind, default: 0] + 1
+            perKind[problem.kind] = seen
+            if seen <= limit {
                 report.problems.append(problem)
             } else {
                 report.unlisted[problem.kind, default: 0] += 1

@@ -62,8 +62,9 @@ extension SQLiteStore: CheckableStore {
         for row in try database.query("PRAGMA integrity_check(\(limit))") {
             guard case .text(let message) = row.first ?? .null else { continue }
             if message != "ok" {
-                result.problems.append(
-                    StoreProblem(object: file, kind: .sqlite, detail: "integrity_check: \(Diagnostics.quote(message))"))
+                result.add(
+                    StoreProblem(object: file, kind: .sqlite, detail: "integrity_check: \(Diagnostics.quote(message))"),
+                    limit: limit)
             }
         }
     }
@@ -87,7 +88,7 @@ extension SQLiteStore: CheckableStore {
         let q = SQLiteSchema.q(table)
         let numbers = schema.numbers(of: model.entityAndDescendants(of: root))
         try database.query(
-            "SELECT Z_PK, Z_ENT FROM \(q) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(Self.numberList(numbers))) ORDER BY Z_PK LIMIT \(limit)"
+            "SELECT Z_PK, Z_ENT FROM \(q) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(Self.numberList(numbers))) ORDER BY Z_PK"
         ) { statement in
             let key = sqlite3_column_int64(statement, 0)
             let number = SQLiteDatabase.column(statement, 1)
@@ -95,23 +96,23 @@ extension SQLiteStore: CheckableStore {
             let what =
                 other.map { "names \($0), which is not stored in \(table)" }
                 ?? "names no entity of the model"
-            result.problems.append(
+            result.add(
                 StoreProblem(
                     id(root, key), .unknownEntity,
                     "\(table) row Z_PK \(key) has Z_ENT \(Self.integer(number).map(String.init) ?? "NULL"), which \(what)"
-                ))
+                ), limit: limit)
         }
         let maximum = maxima[schema.number(root)] ?? 0
         try database.query(
-            "SELECT Z_PK, Z_ENT FROM \(q) WHERE Z_PK > ? ORDER BY Z_PK LIMIT \(limit)", [.integer(maximum)]
+            "SELECT Z_PK, Z_ENT FROM \(q) WHERE Z_PK > ? ORDER BY Z_PK", [.integer(maximum)]
         ) { statement in
             let key = sqlite3_column_int64(statement, 0)
             let entity = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: root)
-            result.problems.append(
+            result.add(
                 StoreProblem(
                     id(entity, key), .primaryKey,
-                    "Z_PK \(key) is above Z_PRIMARYKEY.Z_MAX (\(maximum)) of \(root): a new object would reuse the key")
-            )
+                    "Z_PK \(key) is above Z_PRIMARYKEY.Z_MAX (\(maximum)) of \(root): a new object would reuse the key"),
+                limit: limit)
         }
     }
 
@@ -135,16 +136,16 @@ extension SQLiteStore: CheckableStore {
                 let c = SQLiteSchema.q(column)
                 let sql =
                     "SELECT s.Z_PK, s.Z_ENT, s.\(c) FROM \(SQLiteSchema.q(table)) s WHERE s.Z_ENT IN (\(sources)) AND s.\(c) IS NOT NULL AND NOT "
-                    + exists.replacingOccurrences(of: "%@", with: "s.\(c)") + " ORDER BY s.Z_PK LIMIT \(limit)"
+                    + exists.replacingOccurrences(of: "%@", with: "s.\(c)") + " ORDER BY s.Z_PK"
                 try database.query(sql) { statement in
                     let key = sqlite3_column_int64(statement, 0)
                     let owner = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: entity.name)
                     let target = SQLiteDatabase.column(statement, 2)
-                    result.problems.append(
+                    result.add(
                         StoreProblem(
                             id(owner, key), .danglingReference, key: relationship.name,
                             "\(relationship.name) names \(Self.describe(target, destination, identifier)), which does not exist (\(table).\(column))"
-                        ))
+                        ), limit: limit)
                 }
                 try checkOneToOneInverse(
                     of: entity, relationship, column: column, schema: schema, sources: sources, into: &result,
@@ -157,16 +158,16 @@ extension SQLiteStore: CheckableStore {
                 let (s, d) = (SQLiteSchema.q(sourceColumn), SQLiteSchema.q(destinationColumn))
                 let sql =
                     "SELECT j.\(s), j.\(d), (SELECT o.Z_ENT FROM \(SQLiteSchema.q(table)) o WHERE o.Z_PK = j.\(s)) FROM \(SQLiteSchema.q(join)) j WHERE NOT "
-                    + exists.replacingOccurrences(of: "%@", with: "j.\(d)") + " ORDER BY j.\(s), j.\(d) LIMIT \(limit)"
+                    + exists.replacingOccurrences(of: "%@", with: "j.\(d)") + " ORDER BY j.\(s), j.\(d)"
                 try database.query(sql) { statement in
                     let key = sqlite3_column_int64(statement, 0)
                     let owner = entityName(SQLiteDatabase.column(statement, 2), schema: schema, fallback: entity.name)
                     let target = SQLiteDatabase.column(statement, 1)
-                    result.problems.append(
+                    result.add(
                         StoreProblem(
                             id(owner, key), .danglingReference, key: relationship.name,
                             "\(relationship.name) names \(Self.describe(target, destination, identifier)), which does not exist (join table \(join))"
-                        ))
+                        ), limit: limit)
                 }
             case .hiddenKey(let hiddenTable, let column):
                 // The destination rows carry the owner's key: an owner that does not exist leaves them dangling.
@@ -174,16 +175,16 @@ extension SQLiteStore: CheckableStore {
                 let ownerExists =
                     "EXISTS (SELECT 1 FROM \(SQLiteSchema.q(table)) o WHERE o.Z_PK = h.\(c) AND o.Z_ENT IN (\(sources)))"
                 let sql =
-                    "SELECT h.Z_PK, h.Z_ENT, h.\(c) FROM \(SQLiteSchema.q(hiddenTable)) h WHERE h.\(c) IS NOT NULL AND NOT \(ownerExists) ORDER BY h.Z_PK LIMIT \(limit)"
+                    "SELECT h.Z_PK, h.Z_ENT, h.\(c) FROM \(SQLiteSchema.q(hiddenTable)) h WHERE h.\(c) IS NOT NULL AND NOT \(ownerExists) ORDER BY h.Z_PK"
                 try database.query(sql) { statement in
                     let key = sqlite3_column_int64(statement, 0)
                     let member = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: destination)
                     let owner = SQLiteDatabase.column(statement, 2)
-                    result.problems.append(
+                    result.add(
                         StoreProblem(
                             id(member, key), .danglingReference,
                             "is listed in \(entity.name).\(relationship.name) of \(Self.describe(owner, entity.name, identifier)), which does not exist (\(hiddenTable).\(column))"
-                        ))
+                        ), limit: limit)
                 }
             default:
                 // One-to-many: the inverse to-one's foreign key, checked with the to-one.
@@ -208,7 +209,7 @@ extension SQLiteStore: CheckableStore {
         let sql = """
             SELECT s.Z_PK, s.Z_ENT, d.Z_PK, d.Z_ENT, d.\(ic) FROM \(table) s JOIN \(destinationTable) d ON d.Z_PK = s.\(c) \
             WHERE s.Z_ENT IN (\(sources)) AND d.Z_ENT IN (\(destinations)) AND (d.\(ic) IS NULL OR d.\(ic) != s.Z_PK) \
-            ORDER BY s.Z_PK LIMIT \(limit)
+            ORDER BY s.Z_PK
             """
         try database.query(sql) { statement in
             let key = sqlite3_column_int64(statement, 0)
@@ -218,10 +219,10 @@ extension SQLiteStore: CheckableStore {
                 sqlite3_column_int64(statement, 2))
             let back = SQLiteDatabase.column(statement, 4)
             let names = back == .null ? "is nil" : "names \(Self.describe(back, entity.name, identifier))"
-            result.problems.append(
+            result.add(
                 StoreProblem(
                     id(owner, key), .inverseMismatch, key: relationship.name,
-                    "\(relationship.name) names \(target.uriString), whose \(inverse.name) \(names)"))
+                    "\(relationship.name) names \(target.uriString), whose \(inverse.name) \(names)"), limit: limit)
         }
     }
 
@@ -245,17 +246,17 @@ extension SQLiteStore: CheckableStore {
                 AND \(quoted.map { "f.\($0) IS s.\($0)" }.joined(separator: " AND "))) AS first \
                 FROM \(SQLiteSchema.q(table)) s WHERE s.Z_ENT IN (\(sources)) \
                 AND \(quoted.map { "s.\($0) IS NOT NULL" }.joined(separator: " AND ")) AND s.Z_PK > first \
-                ORDER BY s.Z_PK LIMIT \(limit)
+                ORDER BY s.Z_PK
                 """
             try database.query(sql) { statement in
                 let key = sqlite3_column_int64(statement, 0)
                 let owner = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: entity.name)
                 let first = sqlite3_column_int64(statement, 2)
-                result.problems.append(
+                result.add(
                     StoreProblem(
                         id(owner, key), .uniqueness, key: constraint.joined(separator: ","),
                         "\(constraint.joined(separator: ", ")) has the same value as in \(table) row Z_PK \(first) (uniqueness constraint of \(entity.name))"
-                    ))
+                    ), limit: limit)
             }
         }
     }
@@ -273,11 +274,10 @@ extension SQLiteStore: CheckableStore {
                 continue
             }
             let c = SQLiteSchema.q(column)
-            var found = 0
             try database.query(
                 "SELECT Z_PK, Z_ENT, \(c) FROM \(SQLiteSchema.q(table)) WHERE Z_ENT IN (\(sources)) AND typeof(\(c)) = 'blob' AND substr(\(c), 1, 1) = x'02' ORDER BY Z_PK"
             ) { statement in
-                guard found < limit, case .blob(let bytes) = SQLiteDatabase.column(statement, 2) else { return }
+                guard case .blob(let bytes) = SQLiteDatabase.column(statement, 2) else { return }
                 let key = sqlite3_column_int64(statement, 0)
                 let owner = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: entity.name)
                 let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
@@ -294,8 +294,7 @@ extension SQLiteStore: CheckableStore {
                     problem = "the value is stored externally, but the store has no external data folder"
                 }
                 if let problem {
-                    found += 1
-                    result.problems.append(StoreProblem(id(owner, key), .externalData, key: attribute.name, problem))
+                    result.add(StoreProblem(id(owner, key), .externalData, key: attribute.name, problem), limit: limit)
                 }
             }
         }
