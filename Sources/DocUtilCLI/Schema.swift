@@ -12,12 +12,13 @@ struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a model (.xcdatamodeld, .xcdatamodel, contents, .momd, .mom) or a document's model.",
         discussion: """
-            PATH may be any model form or a SQLite store that carries its model (Z_MODELCACHE). \
+            PATH may be any model form or a document of any store type (its embedded model, Z_MODELCACHE, or one \
+            inferred from an Apple XML store); '-' reads it from standard input. \
             'text' is a readable summary, 'json' a stable description (see the README), \
             'xcdatamodel' the model as Xcode 'contents' XML.
             """)
 
-    @Argument(help: "The model or document.")
+    @Argument(help: "The model or document ('-': standard input).")
     var path: String
 
     @Option(help: "Output format: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")

@@ -7,6 +7,12 @@ import ObjectGraph
 /// (embedded, `Z_MODELCACHE`, or inferred from an Apple XML store).
 enum ModelSource {
     static func load(_ path: String) throws -> LoadedModel {
+        if path == StandardStreams.dash {
+            // A document (or a model file) on standard input.
+            let url = try StandardStreams.documentURL(path)
+            guard let type = DocumentStack.detectType(url) else { return try ModelLoader.load(from: url) }
+            return try carried(by: url, type: type, name: "<stdin>")
+        }
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -15,10 +21,15 @@ enum ModelSource {
         guard !isDirectory.boolValue, !isModel(path), let type = DocumentStack.detectType(url) else {
             return try ModelLoader.load(from: url)
         }
+        return try carried(by: url, type: type, name: path)
+    }
+
+    /// The model a document carries (embedded, `Z_MODELCACHE`, or inferred), its warnings naming the document.
+    private static func carried(by url: URL, type: String, name: String) throws -> LoadedModel {
         let (model, source, warnings) = try DocumentStack.chooseModel(for: url, type: type, given: nil)
         return LoadedModel(
-            model: model, format: source == "Z_MODELCACHE" ? .modelCache : .contents, path: path,
-            warnings: warnings.map { "\(path): \($0)" })
+            model: model, format: source == "Z_MODELCACHE" ? .modelCache : .contents, path: name,
+            warnings: warnings.map { "\(name): \($0)" })
     }
 
     /// Whether a path names a model rather than a document: by its extension, or a file of no document type (an
