@@ -52,6 +52,7 @@ struct Dump: ParsableCommand {
                 csvColumns: ObjectOutput.csvColumns(entities: Set(ids.map(\.entityName)), model: opened.model))
             let output = FileHandle.standardOutput
             output.write(Data(stream.begin().utf8))
+            var buffer = JSONBytes(capacity: 1 << 20)
             let progress = ProgressLine("dumping")
             defer { progress.end() }
             var start = 0
@@ -59,7 +60,9 @@ struct Dump: ParsableCommand {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
                 let objects = try opened.context.objects(with: batch)
                 try opened.context.prefetchToManyRelationships(of: objects)
-                output.write(Data(try stream.write(objects).utf8))
+                buffer.removeAll()
+                try stream.write(objects, to: &buffer)
+                try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
                 opened.context.reset()
                 start += batch.count
                 progress.update(start, of: ids.count)

@@ -179,7 +179,7 @@ final class EditingSession {
         let ordered = request.sortDescriptors.isEmpty ? objects.sorted(by: Self.inKeyOrder) : objects
         emit(
             try ordered.map(summary).joined(separator: "\n"),
-            json: .object([("objects", .array(try ordered.map(ObjectOutput.json)))]), skipEmptyText: true)
+            json: .object([("objects", .array(try ordered.map { try ObjectOutput.json($0) }))]), skipEmptyText: true)
     }
 
     private func show(_ words: [String]) throws {
@@ -187,7 +187,7 @@ final class EditingSession {
         let objects = try words.map(object)
         emit(
             try objects.map(detail).joined(separator: "\n"),
-            json: .object([("objects", .array(try objects.map(ObjectOutput.json)))]))
+            json: .object([("objects", .array(try objects.map { try ObjectOutput.json($0) }))]))
     }
 
     private func status() throws {

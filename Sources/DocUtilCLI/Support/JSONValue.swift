@@ -18,75 +18,127 @@ enum JSONValue: Equatable {
 
     /// The JSON text; pretty-printed with two-space indentation unless `compact`.
     func serialized(compact: Bool = false) -> String {
-        var out = ""
+        var out = JSONBytes()
         write(to: &out, indent: compact ? nil : 0)
-        return out
+        return out.string
     }
 
     /// Indented text for a value nested `indent` levels deep (its first line not indented).
     func serialized(indent: Int) -> String {
-        var out = ""
+        var out = JSONBytes()
         write(to: &out, indent: indent)
-        return out
+        return out.string
     }
 
-    private func write(to out: inout String, indent: Int?) {
-        let newline = indent == nil ? "" : "\n"
-        let pad = { (level: Int) in String(repeating: "  ", count: level) }
+    /// Appends the JSON text to a byte buffer (the value nested `indent` levels deep, `nil` for compact).
+    func write(to out: inout JSONBytes, indent: Int?) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
+        case .null: out.append("null")
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .int(let i): out.append(integer: i)
         case .double(let d):
             if d.isFinite {
-                out += d == d.rounded() && abs(d) < 1e15 ? String(format: "%.1f", d) : "\(d)"
+                // Swift's shortest round-tripping form: `1.0` for integral values, an exponent from 2^53 on.
+                out.append(d.description)
             } else {
                 // JSON has no NaN or infinities; never null, which would read as "no value".
-                Self.writeString(d.isNaN ? "NaN" : d > 0 ? "Infinity" : "-Infinity", to: &out)
+                out.append(string: d.isNaN ? "NaN" : d > 0 ? "Infinity" : "-Infinity")
             }
-        case .string(let s): Self.writeString(s, to: &out)
+        case .string(let s): out.append(string: s)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[" + newline
+            if items.isEmpty {
+                out.append("[]")
+                return
+            }
+            out.append(byte: UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if let indent { out += pad(indent + 1) }
+                if let indent { out.newline(indent + 1) }
                 item.write(to: &out, indent: indent.map { $0 + 1 })
-                if i < items.count - 1 { out += "," }
-                out += newline
+                if i < items.count - 1 { out.append(byte: UInt8(ascii: ",")) }
             }
-            if let indent { out += pad(indent) }
-            out += "]"
+            if let indent { out.newline(indent) }
+            out.append(byte: UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{" + newline
-            for (i, (key, value)) in members.enumerated() {
-                if let indent { out += pad(indent + 1) }
-                Self.writeString(key, to: &out)
-                out += indent == nil ? ":" : ": "
-                value.write(to: &out, indent: indent.map { $0 + 1 })
-                if i < members.count - 1 { out += "," }
-                out += newline
+            if members.isEmpty {
+                out.append("{}")
+                return
             }
-            if let indent { out += pad(indent) }
-            out += "}"
+            out.append(byte: UInt8(ascii: "{"))
+            for (i, (key, value)) in members.enumerated() {
+                if let indent { out.newline(indent + 1) }
+                out.append(string: key)
+                out.append(indent == nil ? ":" : ": ")
+                value.write(to: &out, indent: indent.map { $0 + 1 })
+                if i < members.count - 1 { out.append(byte: UInt8(ascii: ",")) }
+            }
+            if let indent { out.newline(indent) }
+            out.append(byte: UInt8(ascii: "}"))
         }
     }
+}
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+/// JSON text built as UTF-8 bytes: strings are copied whole unless they hold a character JSON escapes, numbers are
+/// formatted by hand, no Foundation formatter is involved.
+struct JSONBytes {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    mutating func append(byte: UInt8) { bytes.append(byte) }
+
+    /// Text copied as it is (no escaping).
+    mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// A line break and two spaces per level.
+    mutating func newline(_ level: Int) {
+        bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<(level * 2) { bytes.append(UInt8(ascii: " ")) }
+    }
+
+    mutating func append(integer value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
+
+    /// A JSON string: quoted, with `"`, `\\` and control characters escaped.
+    mutating func append(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = string
+        text.withUTF8 { utf8 in
+            var start = 0
+            for (i, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: utf8[start..<i])
+                start = i + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: Array("\\u00".utf8))
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 15)])
+                }
             }
+            bytes.append(contentsOf: utf8[start...])
         }
-        out += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 

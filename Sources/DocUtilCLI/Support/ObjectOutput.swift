@@ -53,7 +53,8 @@ enum ObjectOutput {
         }
     }
 
-    static func json(_ object: ManagedObject) throws -> JSONValue {
+    static func json(_ object: ManagedObject, uris: URIText? = nil) throws -> JSONValue {
+        let uri = { (id: ManagedObjectID) in uris?.text(id) ?? id.description }
         let (attributes, relationships) = properties(object)
         var values: [(String, JSONValue)] = []
         for attribute in attributes {
@@ -61,16 +62,16 @@ enum ObjectOutput {
         }
         for relationship in relationships {
             if relationship.isToMany {
-                let uris = try destinations(object, relationship).map { JSONValue.string($0.objectID.description) }
-                values.append((relationship.name, .array(uris)))
+                let list = try destinations(object, relationship).map { JSONValue.string(uri($0.objectID)) }
+                values.append((relationship.name, .array(list)))
             } else {
-                let uri = try object.object(forKey: relationship.name).map { JSONValue.string($0.objectID.description) }
-                values.append((relationship.name, uri ?? .null))
+                let destination = try object.object(forKey: relationship.name)
+                values.append((relationship.name, destination.map { .string(uri($0.objectID)) } ?? .null))
             }
         }
         values.sort { $0.0 < $1.0 }
         return .object([
-            ("entity", .string(object.entity.name)), ("uri", .string(object.objectID.description)),
+            ("entity", .string(object.entity.name)), ("uri", .string(uri(object.objectID))),
             ("values", .object(values)),
         ])
     }
@@ -160,12 +161,32 @@ enum ObjectOutput {
     }
 }
 
+/// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity.
+final class URIText {
+    private var prefixes: [String: [String: String]] = [:]
+
+    /// `x-coredata://UUID/Entity/pN`, exactly as ``ManagedObjectID/uriString`` writes it.
+    func text(_ id: ManagedObjectID) -> String {
+        guard !id.isTemporary, let store = id.storeIdentifier else { return id.description }
+        let prefix: String
+        if let known = prefixes[store]?[id.entityName] {
+            prefix = known
+        } else {
+            let full = id.uriString
+            prefix = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
+            prefixes[store, default: [:]][id.entityName] = prefix
+        }
+        return prefix + String(id.primaryKey)
+    }
+}
+
 /// Output written in pieces — a header, objects batch by batch, a trailer — that together are exactly what
 /// ``ObjectOutput/render(_:as:model:)`` makes, so a large document can be written without holding every object.
 struct ObjectStream {
     let format: ObjectFormat
     let csvColumns: [String]
     private(set) var count = 0
+    private let uris = URIText()
 
     init(format: ObjectFormat, csvColumns: [String]) {
         self.format = format
@@ -181,17 +202,23 @@ struct ObjectStream {
     }
 
     mutating func write(_ objects: [ManagedObject]) throws -> String {
-        var out = ""
+        var out = JSONBytes(capacity: 1 << 16)
+        try write(objects, to: &out)
+        return out.string
+    }
+
+    /// Appends the objects' text to a byte buffer.
+    mutating func write(_ objects: [ManagedObject], to out: inout JSONBytes) throws {
         for object in objects {
             switch format {
             case .json:
-                out += (count == 0 ? "\n    " : ",\n    ") + (try ObjectOutput.json(object)).serialized(indent: 2)
-            case .csv: out += try ObjectOutput.csvRow(object, columns: csvColumns)
-            case .text: out += try ObjectOutput.text(object)
+                out.append(count == 0 ? "\n    " : ",\n    ")
+                try ObjectOutput.json(object, uris: uris).write(to: &out, indent: 2)
+            case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns))
+            case .text: out.append(try ObjectOutput.text(object))
             }
             count += 1
         }
-        return out
     }
 
     func end() -> String {
