@@ -165,13 +165,22 @@ public final class PersistentStoreCoordinator: Sendable {
     /// read from each store in one request.
     func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            // Callers fill objects from these at once: the row cache is read, not added to.
+            if let first = ids.first, ids.allSatisfy({ $0.storeIdentifier == first.storeIdentifier }),
+                let entry = state.entries.first(where: { $0.store.identifier == first.storeIdentifier }),
+                let incremental = entry.store as? any IncrementalStore
+            {
+                return try entry.snapshots(of: ids, from: incremental, rowCache: &state.rowCache, caching: false)
+            }
             var byStore: [String: [ManagedObjectID]] = [:]
             for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }
             var found: [ManagedObjectID: ObjectSnapshot] = [:]
             for (identifier, storeIDs) in byStore {
                 guard let entry = state.entries.first(where: { $0.store.identifier == identifier }) else { continue }
                 if let incremental = entry.store as? any IncrementalStore {
-                    for snapshot in try entry.snapshots(of: storeIDs, from: incremental, rowCache: &state.rowCache) {
+                    for snapshot in try entry.snapshots(
+                        of: storeIDs, from: incremental, rowCache: &state.rowCache, caching: false)
+                    {
                         found[snapshot.objectID] = snapshot
                     }
                 } else {

@@ -146,18 +146,27 @@ final class StoreEntry: @unchecked Sendable {
         }
     }
 
-    /// The snapshots of `ids` (in that order): from the row cache, the rest read from the store in one request and
-    /// cached within the cache's bound.
+    /// The snapshots of `ids` (in that order, missing ones left out): from the row cache, the rest read from the store
+    /// in one request and, with `caching`, kept in the cache within its bound (a caller that fills objects from them
+    /// at once has no use for the cache, and skips its cost).
     func snapshots(
         of ids: [ManagedObjectID], from incremental: any IncrementalStore,
-        rowCache: inout [ManagedObjectID: ObjectSnapshot]
+        rowCache: inout [ManagedObjectID: ObjectSnapshot], caching: Bool = true
     ) throws(StoreError) -> [ObjectSnapshot] {
-        let missing = ids.filter { rowCache[$0] == nil }
-        var read: [ManagedObjectID: ObjectSnapshot] = [:]
-        read.reserveCapacity(missing.count)
-        for snapshot in try incremental.snapshots(for: missing) { read[snapshot.objectID] = snapshot }
-        let result = ids.compactMap { rowCache[$0] ?? read[$0] }
-        CoordinatorState.cache(read.values, in: &rowCache)
+        let missing = rowCache.isEmpty ? ids : ids.filter { rowCache[$0] == nil }
+        let fetched = try incremental.snapshots(for: missing)
+        let result: [ObjectSnapshot]
+        if missing.count == ids.count, fetched.count == ids.count, zip(fetched, ids).allSatisfy({ $0.objectID == $1 }) {
+            // The store answered in the order asked, for every ID: nothing to look up.
+            result = fetched
+        } else {
+            var read: [ManagedObjectID: ObjectSnapshot] = [:]
+            read.reserveCapacity(fetched.count)
+            for snapshot in fetched { read[snapshot.objectID] = snapshot }
+            result = ids.compactMap { rowCache[$0] ?? read[$0] }
+        }
+        // After the result is taken: caching may start the cache afresh.
+        if caching { CoordinatorState.cache(fetched, in: &rowCache) }
         return result
     }
 
