@@ -192,7 +192,17 @@ extension ManagedObjectContext {
 
     /// The IDs of the objects a fetch would return.
     public func fetchObjectIDs(_ request: FetchRequest) throws(ContextError) -> [ManagedObjectID] {
-        try fetch(Self.faultsOnly(request)).map(\.objectID)
+        // Nothing to match in memory and no changes to merge: the stores' own answer, no object made or registered.
+        if request.predicate == nil, request.sortDescriptors.isEmpty, request.fetchOffset == 0,
+            request.fetchLimit == 0, !hasChanges, model.entity(named: request.entityName) != nil
+        {
+            do {
+                return try persistentStoreCoordinator.fetchObjectIDs(request)
+            } catch {
+                throw .store(error)
+            }
+        }
+        return try fetch(Self.faultsOnly(request)).map(\.objectID)
     }
 
     /// Runs a fetch request of any result type: objects, object IDs, dictionaries (with aggregate expressions and
