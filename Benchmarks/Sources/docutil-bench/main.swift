@@ -6,6 +6,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "import-child" 
     try ImportBenchmarks.child(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
 }
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "company" {
+    // The company document of Benchmarks/cli-bench.
+    try CompanyDocument.make(URL(fileURLWithPath: CommandLine.arguments[2]))
+    exit(0)
+}
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
