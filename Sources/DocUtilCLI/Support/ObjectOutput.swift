@@ -27,6 +27,16 @@ enum ObjectOutput {
             }
     }
 
+    /// The IDs of a relationship's destinations, without making objects of them: in order for an ordered
+    /// relationship, else sorted by entity and key (the order ``destinations(_:_:)`` gives).
+    static func destinationIDs(_ object: ManagedObject, _ relationship: RelationshipDescription) throws
+        -> [ManagedObjectID]
+    {
+        let ids = try object.objectIDs(forKey: relationship.name)
+        return relationship.isOrdered
+            ? ids : ids.sorted { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
+    }
+
     /// JSON has no NaN or infinities: they are written as the strings `"NaN"`, `"Infinity"` and `"-Infinity"` (as
     /// JavaScript's `Number()` and most JSON libraries read them), never as null, which means nil.
     static func nonFinite(_ v: Double) -> JSONValue {
@@ -62,11 +72,11 @@ enum ObjectOutput {
         }
         for relationship in relationships {
             if relationship.isToMany {
-                let list = try destinations(object, relationship).map { JSONValue.string(uri($0.objectID)) }
+                let list = try destinationIDs(object, relationship).map { JSONValue.string(uri($0)) }
                 values.append((relationship.name, .array(list)))
             } else {
-                let destination = try object.object(forKey: relationship.name)
-                values.append((relationship.name, destination.map { .string(uri($0.objectID)) } ?? .null))
+                let destination = try object.objectIDs(forKey: relationship.name).first
+                values.append((relationship.name, destination.map { .string(uri($0)) } ?? .null))
             }
         }
         values.sort { $0.0 < $1.0 }
@@ -96,11 +106,11 @@ enum ObjectOutput {
         }
         for relationship in relationships.sorted(by: { $0.name < $1.name }) {
             if relationship.isToMany {
-                let ids = try destinations(object, relationship).map(\.objectID.description)
+                let ids = try destinationIDs(object, relationship).map(\.description)
                 out += "  \(relationship.name) -> [\(ids.joined(separator: ", "))]\n"
             } else {
-                let destination = try object.object(forKey: relationship.name)
-                out += "  \(relationship.name) -> \(destination?.objectID.description ?? "nil")\n"
+                let destination = try object.objectIDs(forKey: relationship.name).first
+                out += "  \(relationship.name) -> \(destination?.description ?? "nil")\n"
             }
         }
         return out
@@ -140,10 +150,9 @@ enum ObjectOutput {
             } else if let slot = object.entity.relationshipSlot(named: column) {
                 let relationship = object.entity.relationships[slot]
                 if relationship.isToMany {
-                    fields.append(
-                        try destinations(object, relationship).map(\.objectID.description).joined(separator: " "))
+                    fields.append(try destinationIDs(object, relationship).map(\.description).joined(separator: " "))
                 } else {
-                    fields.append(try object.object(forKey: column)?.objectID.description ?? "")
+                    fields.append(try object.objectIDs(forKey: column).first?.description ?? "")
                 }
             } else {
                 fields.append("")

@@ -68,6 +68,26 @@ extension ManagedObject {
         return try toManyObjects(at: i)
     }
 
+    /// The IDs of a relationship's destinations (to-one or to-many, in order for an ordered one), without making
+    /// objects of destinations not registered yet — Core Data's `objectIDsForRelationshipNamed:`, for reading many
+    /// objects' links cheaply. A to-many relationship not read yet is read (its IDs only).
+    /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a relationship, or when the object or the
+    ///   relationship cannot be read from the store.
+    public func objectIDs(forKey key: String) throws(ObjectGraphError) -> [ManagedObjectID] {
+        guard let i = entity.relationshipIndex[key] else { throw unknownKey(key, relationship: "to-one or to-many") }
+        try fireFault()
+        switch relationshipSlots[i] {
+        case .unresolvedToOne(let id): return id.map { [$0] } ?? []
+        case .unresolvedToMany(let ids): return ids
+        case .toOne(let object): return object.map { [$0.objectID] } ?? []
+        case .toMany(let collection): return collection.objects.map(\.objectID)
+        case .toManyFault:
+            let ids = try context().destinations(of: self, relationship: entity.relationships[i].name)
+            relationshipSlots[i] = .unresolvedToMany(ids)
+            return ids
+        }
+    }
+
     /// A typed attribute value that reports failures: `let title: String? = try book.value(forKey: "title", as:
     /// String.self)`. Nil for a null value; a value of another Swift type than asked is an error, not nil.
     public func value<T: AttributeConvertible>(forKey key: String, as type: T.Type) throws(ObjectGraphError) -> T? {
