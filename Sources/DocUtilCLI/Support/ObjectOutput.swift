@@ -117,7 +117,10 @@ enum ObjectOutput {
     }
 
     static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        }
+        guard s.utf8.contains(where: special) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
@@ -133,8 +136,9 @@ enum ObjectOutput {
     }
 
     /// One CSV record: to-many relationships list URIs separated by spaces; nil is an empty field.
-    static func csvRow(_ object: ManagedObject, columns: [String]) throws -> String {
-        var fields = [object.entity.name, object.objectID.description]
+    static func csvRow(_ object: ManagedObject, columns: [String], uris: URIText? = nil) throws -> String {
+        let uri = { (id: ManagedObjectID) in uris?.text(id) ?? id.description }
+        var fields = [object.entity.name, uri(object.objectID)]
         for column in columns {
             if object.entity.attributeSlot(named: column) != nil {
                 let value = try object.attributeValue(forKey: column)
@@ -150,9 +154,9 @@ enum ObjectOutput {
             } else if let slot = object.entity.relationshipSlot(named: column) {
                 let relationship = object.entity.relationships[slot]
                 if relationship.isToMany {
-                    fields.append(try destinationIDs(object, relationship).map(\.description).joined(separator: " "))
+                    fields.append(try destinationIDs(object, relationship).map(uri).joined(separator: " "))
                 } else {
-                    fields.append(try object.objectIDs(forKey: column).first?.description ?? "")
+                    fields.append(try object.objectIDs(forKey: column).first.map(uri) ?? "")
                 }
             } else {
                 fields.append("")
@@ -223,7 +227,7 @@ struct ObjectStream {
             case .json:
                 out.append(count == 0 ? "\n    " : ",\n    ")
                 try ObjectOutput.json(object, uris: uris).write(to: &out, indent: 2)
-            case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns))
+            case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns, uris: uris))
             case .text: out.append(try ObjectOutput.text(object))
             }
             count += 1

@@ -90,15 +90,14 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
 
     /// Percent-encodes everything but unreserved characters (RFC 3986: letters, digits, `-._~`).
     private static func escape(_ s: String) -> String {
+        // The usual case — a UUID, an entity name — has nothing to escape.
+        if s.utf8.allSatisfy(isUnreserved) { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
+            if isUnreserved(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
+            } else {
                 let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out.unicodeScalars.append("%")
                 out.unicodeScalars.append(hex[Int(byte >> 4)])
@@ -106,6 +105,17 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
             }
         }
         return out
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-._~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
