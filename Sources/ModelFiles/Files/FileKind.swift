@@ -157,20 +157,39 @@ public enum ScratchFolders {
         unregister(url)
     }
 
+    /// The names in a folder that begin with `prefix`, read with readdir: a temporary folder can hold tens of
+    /// thousands of entries, and only the few matching ones are worth more than a look at their name.
+    static func entries(of folder: String, prefix: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        let wanted = Array(prefix.utf8)
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
+                let bytes = raw.prefix { $0 != 0 }
+                guard bytes.starts(with: wanted) else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if let name { names.append(name) }
+        }
+        return names
+    }
+
     /// Removes scratch folders left by processes that no longer run (killed before they could clean up), and the
     /// folders of earlier versions (`docutil-<UUID>`) older than an hour. Returns how many were removed.
     @discardableResult
     public static func sweepStale(prefix: String) -> Int {
         let temporary = FileManager.default.temporaryDirectory
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return 0 }
         var removed = 0
-        for name in names where name.hasPrefix(prefix + "-") {
+        for name in entries(of: temporary.path, prefix: prefix + "-") {
             let rest = name.dropFirst(prefix.count + 1)
-            let folder = temporary.appendingPathComponent(name)
+            // Names are judged before any path is made: most entries are other programs' (or tests') folders.
+            let folder = { temporary.appendingPathComponent(name) }
             if UUID(uuidString: String(rest)) != nil {
                 // An earlier version's folder: no process ID to check, so only old ones go.
                 guard
-                    let modified = (try? FileManager.default.attributesOfItem(atPath: folder.path))?[.modificationDate]
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: folder().path))?[
+                        .modificationDate]
                         as? Date, Date().timeIntervalSince(modified) > 3600
                 else { continue }
             } else if let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, rest.contains("-") {
@@ -179,7 +198,7 @@ public enum ScratchFolders {
             } else {
                 continue
             }
-            if (try? FileManager.default.removeItem(at: folder)) != nil { removed += 1 }
+            if (try? FileManager.default.removeItem(at: folder())) != nil { removed += 1 }
         }
         return removed
     }
