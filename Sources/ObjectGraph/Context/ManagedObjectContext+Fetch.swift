@@ -179,7 +179,8 @@ extension ManagedObjectContext {
 
     /// The number of objects a fetch would return.
     public func count(for request: FetchRequest) throws(ContextError) -> Int {
-        try fetch(Self.faultsOnly(request)).count
+        // Through the IDs: when nothing needs matching or merging in memory, no object is made or registered.
+        try fetchObjectIDs(request).count
     }
 
     /// The request returning faults without reading rows.
