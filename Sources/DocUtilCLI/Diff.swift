@@ -9,9 +9,10 @@ struct Diff: ParsableCommand {
         abstract:
             "Show what differs between two documents (of any store types) or two models; exit 1 when they differ.",
         discussion: """
-            Documents: objects are matched within each entity by primary key (Entity/pN), or by the attribute given \
-            with --key ENTITY=ATTRIBUTE; objects left unmatched pair with objects holding exactly the same attribute \
-            values (a conversion that renumbered objects compares equal). Printed: objects only in A (-), only in B \
+            Documents: objects are matched within each entity by the attribute given with --key ENTITY=ATTRIBUTE, \
+            else by primary key (Entity/pN) and contents: the same key and values first, then the same values (and \
+            matched relationships) under another key, so a conversion that renumbered objects compares equal, then \
+            the rest by key. Printed: objects only in A (-), only in B \
             (+), and changed objects (~) with each changed key and its old and new value; relationships compare by \
             the matched objects. JSON: {"formatVersion":1,"onlyInA":[uri],"onlyInB":[uri],"changed":[{"a","b",\
             "keys":{"key":[old,new]}}]} with values in dump's JSON form.
