@@ -162,15 +162,13 @@ public enum ScratchFolders {
     static func entries(of folder: String, prefix: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
-        let wanted = Array(prefix.utf8)
+        guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return [] }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
-                let bytes = raw.prefix { $0 != 0 }
-                guard bytes.starts(with: wanted) else { return nil }
-                return String(decoding: bytes, as: UTF8.self)
-            }
-            if let name { names.append(name) }
+            // The name is read through a pointer, up to its NUL: a record is only as long as its name needs, so
+            // the whole `d_name` array is not there to copy.
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
+            if name.hasPrefix(prefix) { names.append(name) }
         }
         return names
     }
