@@ -129,14 +129,12 @@ extension SQLiteStore: CheckableStore {
             let destinationTable = schema.rawTable(of: destination)
             guard try database.hasTable(destinationTable) else { continue }
             let destinations = Self.numberList(schema.numbers(of: model.entityAndDescendants(of: destination)))
-            let exists =
-                "EXISTS (SELECT 1 FROM \(SQLiteSchema.q(destinationTable)) d WHERE d.Z_PK = %@ AND d.Z_ENT IN (\(destinations)))"
-            if !relationship.isToMany {
-                guard let column = schema.toOneColumns[entity.name]?[relationship.name]?.column else { continue }
-                let c = SQLiteSchema.q(column)
-                let sql =
-                    "SELECT s.Z_PK, s.Z_ENT, s.\(c) FROM \(SQLiteSchema.q(table)) s WHERE s.Z_ENT IN (\(sources)) AND s.\(c) IS NOT NULL AND NOT "
-                    + exists.replacingOccurrences(of: "%@", with: "s.\(c)") + " ORDER BY s.Z_PK"
+            /// Whether a row of the destination's entities has the key in `column`.
+            func exists(_ column: String) -> String {
+                "EXISTS (SELECT 1 FROM \(SQLiteSchema.q(destinationTable)) d WHERE d.Z_PK = \(column) AND d.Z_ENT IN (\(destinations)))"
+            }
+            /// Reports each row of `sql` (the owner's key, its Z_ENT, the key it names) as a dangling reference.
+            func reportDangling(_ sql: String, place: String) throws(SQLiteStoreError) {
                 try database.query(sql) { statement in
                     let key = sqlite3_column_int64(statement, 0)
                     let owner = entityName(SQLiteDatabase.column(statement, 1), schema: schema, fallback: entity.name)
@@ -144,9 +142,16 @@ extension SQLiteStore: CheckableStore {
                     result.add(
                         StoreProblem(
                             id(owner, key), .danglingReference, key: relationship.name,
-                            "\(relationship.name) names \(Self.describe(target, destination, identifier)), which does not exist (\(table).\(column))"
+                            "\(relationship.name) names \(Self.describe(target, destination, identifier)), which does not exist (\(place))"
                         ), limit: limit)
                 }
+            }
+            if !relationship.isToMany {
+                guard let column = schema.toOneColumns[entity.name]?[relationship.name]?.column else { continue }
+                let c = SQLiteSchema.q(column)
+                try reportDangling(
+                    "SELECT s.Z_PK, s.Z_ENT, s.\(c) FROM \(SQLiteSchema.q(table)) s WHERE s.Z_ENT IN (\(sources)) AND s.\(c) IS NOT NULL AND NOT \(exists("s.\(c)")) ORDER BY s.Z_PK",
+                    place: "\(table).\(column)")
                 try checkOneToOneInverse(
                     of: entity, relationship, column: column, schema: schema, sources: sources, into: &result,
                     limit: limit)
@@ -156,19 +161,9 @@ extension SQLiteStore: CheckableStore {
             case .joinTable(let join, let sourceColumn, let destinationColumn, _):
                 guard try database.hasTable(join) else { continue }
                 let (s, d) = (SQLiteSchema.q(sourceColumn), SQLiteSchema.q(destinationColumn))
-                let sql =
-                    "SELECT j.\(s), j.\(d), (SELECT o.Z_ENT FROM \(SQLiteSchema.q(table)) o WHERE o.Z_PK = j.\(s)) FROM \(SQLiteSchema.q(join)) j WHERE NOT "
-                    + exists.replacingOccurrences(of: "%@", with: "j.\(d)") + " ORDER BY j.\(s), j.\(d)"
-                try database.query(sql) { statement in
-                    let key = sqlite3_column_int64(statement, 0)
-                    let owner = entityName(SQLiteDatabase.column(statement, 2), schema: schema, fallback: entity.name)
-                    let target = SQLiteDatabase.column(statement, 1)
-                    result.add(
-                        StoreProblem(
-                            id(owner, key), .danglingReference, key: relationship.name,
-                            "\(relationship.name) names \(Self.describe(target, destination, identifier)), which does not exist (join table \(join))"
-                        ), limit: limit)
-                }
+                try reportDangling(
+                    "SELECT j.\(s), (SELECT o.Z_ENT FROM \(SQLiteSchema.q(table)) o WHERE o.Z_PK = j.\(s)), j.\(d) FROM \(SQLiteSchema.q(join)) j WHERE NOT \(exists("j.\(d)")) ORDER BY j.\(s), j.\(d)",
+                    place: "join table \(join)")
             case .hiddenKey(let hiddenTable, let column):
                 // The destination rows carry the owner's key: an owner that does not exist leaves them dangling.
                 let c = SQLiteSchema.q(column)

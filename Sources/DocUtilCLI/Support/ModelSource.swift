@@ -41,12 +41,10 @@ enum ModelSource {
         {
             return true
         }
-        guard case .regularFile? = try? FileKind(path: path) else { return false }
-        // An Xcode `contents` file under another name: text whose root element is <model>.
-        if let handle = FileHandle(forReadingAtPath: path) {
-            defer { handle.closeFile() }
-            if let root = rootElement(handle.readData(ofLength: 4_096)) { return root == "model" }
-        }
+        // An Xcode `contents` file under another name: text whose root element is <model>. Not a readable regular
+        // file: not a model either, and opening it as a document reports why.
+        guard let head = FileKind.head(url, count: 4_096) else { return false }
+        if let root = rootElement(head) { return root == "model" }
         return DocumentStack.detectType(url) == nil
     }
 

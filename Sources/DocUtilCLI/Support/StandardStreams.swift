@@ -28,10 +28,10 @@ enum StandardStreams {
                 throw ModelFileError(.io, path: file.path, "cannot create a scratch file for standard input")
             }
             let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }  // a failed close of a scratch copy changes nothing the user gets
             while let block = try FileHandle.standardInput.read(upToCount: 1 << 20), !block.isEmpty {
                 try handle.write(contentsOf: block)
             }
+            try handle.close()
             copied = file
             return .success(file)
         } catch {

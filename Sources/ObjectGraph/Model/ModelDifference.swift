@@ -66,65 +66,49 @@ extension ManagedObjectModel {
         }
         let (hashes, otherHashes) = (entityVersionHashes, other.entityVersionHashes)
         ModelComparison.compare(
-            entities.map { ($0.name, $0.renamingIdentifier) }, other.entities.map { ($0.name, $0.renamingIdentifier) },
-            element: .entity, into: &changes
-        ) { old, new in
-            guard let a = entity(named: old), let b = other.entity(named: new) else { return [] }
-            var fields = ModelComparison.fields(a, hash: hashes[old]).diff(
-                ModelComparison.fields(b, hash: otherHashes[new]), element: .entity, name: new)
+            entities, other.entities, name: \.name, renamingIdentifier: \.renamingIdentifier, element: .entity,
+            into: &changes
+        ) { a, b, name in
+            var fields = ModelComparison.fields(a, hash: hashes[a.name]).diff(
+                ModelComparison.fields(b, hash: otherHashes[b.name]), element: .entity, name: name)
             ModelComparison.compare(
-                a.attributes.map { ($0.name, $0.renamingIdentifier) },
-                b.attributes.map { ($0.name, $0.renamingIdentifier) }, element: .attribute, prefix: new + ".",
-                into: &fields
-            ) { x, y in
-                guard let p = a.attributes.first(where: { $0.name == x }),
-                    let q = b.attributes.first(where: { $0.name == y })
-                else { return [] }
-                return ModelComparison.fields(p).diff(
-                    ModelComparison.fields(q), element: .attribute, name: "\(new).\(y)")
+                a.attributes, b.attributes, name: \.name, renamingIdentifier: \.renamingIdentifier,
+                element: .attribute, prefix: name + ".", into: &fields
+            ) { p, q, qualified in
+                ModelComparison.fields(p).diff(ModelComparison.fields(q), element: .attribute, name: qualified)
             }
             ModelComparison.compare(
-                a.relationships.map { ($0.name, $0.renamingIdentifier) },
-                b.relationships.map { ($0.name, $0.renamingIdentifier) }, element: .relationship, prefix: new + ".",
-                into: &fields
-            ) { x, y in
-                guard let p = a.relationships.first(where: { $0.name == x }),
-                    let q = b.relationships.first(where: { $0.name == y })
-                else { return [] }
-                return ModelComparison.fields(p).diff(
-                    ModelComparison.fields(q), element: .relationship, name: "\(new).\(y)")
+                a.relationships, b.relationships, name: \.name, renamingIdentifier: \.renamingIdentifier,
+                element: .relationship, prefix: name + ".", into: &fields
+            ) { p, q, qualified in
+                ModelComparison.fields(p).diff(ModelComparison.fields(q), element: .relationship, name: qualified)
             }
             ModelComparison.compare(
-                a.fetchedProperties.map { ($0.name, nil) }, b.fetchedProperties.map { ($0.name, nil) },
-                element: .fetchedProperty, prefix: new + ".", into: &fields
-            ) { x, y in
-                guard let p = a.fetchedProperties.first(where: { $0.name == x }),
-                    let q = b.fetchedProperties.first(where: { $0.name == y })
-                else { return [] }
-                return [("entity", p.entityName, q.entityName), ("predicate", p.predicate, q.predicate)].diff(
-                    element: .fetchedProperty, name: "\(new).\(y)")
+                a.fetchedProperties, b.fetchedProperties, name: \.name, element: .fetchedProperty, prefix: name + ".",
+                into: &fields
+            ) { p, q, qualified in
+                [("entity", p.entityName, q.entityName), ("predicate", p.predicate, q.predicate)].diff(
+                    element: .fetchedProperty, name: qualified)
             }
             return fields
         }
         ModelComparison.compare(
-            fetchRequestTemplates.map { ($0.name, nil) }, other.fetchRequestTemplates.map { ($0.name, nil) },
-            element: .fetchRequest, into: &changes
-        ) { x, y in
-            guard let p = fetchRequestTemplates.first(where: { $0.name == x }),
-                let q = other.fetchRequestTemplates.first(where: { $0.name == y })
-            else { return [] }
-            return [
+            fetchRequestTemplates, other.fetchRequestTemplates, name: \.name, element: .fetchRequest, into: &changes
+        ) { p, q, name in
+            [
                 ("entity", p.entityName, q.entityName), ("predicate", p.predicate, q.predicate),
                 ("fetchLimit", p.fetchLimit.map(String.init), q.fetchLimit.map(String.init)),
-            ].diff(element: .fetchRequest, name: y)
+            ].diff(element: .fetchRequest, name: name)
         }
         ModelComparison.compare(
-            configurations.map { ($0.name, nil) }, other.configurations.map { ($0.name, nil) },
-            element: .configuration, into: &changes
-        ) { x, y in
-            let p = configurations.first { $0.name == x }?.entityNames.sorted().joined(separator: ", ")
-            let q = other.configurations.first { $0.name == y }?.entityNames.sorted().joined(separator: ", ")
-            return [("entities", p, q)].diff(element: .configuration, name: y)
+            configurations, other.configurations, name: \.name, element: .configuration, into: &changes
+        ) { p, q, name in
+            [
+                (
+                    "entities", p.entityNames.sorted().joined(separator: ", "),
+                    q.entityNames.sorted().joined(separator: ", ")
+                )
+            ].diff(element: .configuration, name: name)
         }
         return changes.sorted { ($0.name, $0.element) < ($1.name, $1.element) }
     }
@@ -152,27 +136,30 @@ extension Array where Element == (String, String?) {
 /// How elements of two models are paired and which of their fields are compared.
 enum ModelComparison {
     /// Pairs elements by name, then an added element whose renaming identifier names a removed one with it; reports
-    /// what is only on one side and what `fields` says of each pair.
-    static func compare(
-        _ old: [(name: String, renamingIdentifier: String?)], _ new: [(name: String, renamingIdentifier: String?)],
+    /// what is only on one side and what `fields` says of each pair (given with the pair's name in the second
+    /// model, `prefix` included).
+    static func compare<T>(
+        _ old: [T], _ new: [T], name: (T) -> String, renamingIdentifier: (T) -> String? = { _ in nil },
         element: ModelChange.Element, prefix: String = "", into changes: inout [ModelChange],
-        fields: (String, String) -> [ModelChange]
+        fields: (T, T, String) -> [ModelChange]
     ) {
-        let oldNames = Set(old.map(\.name))
-        let newNames = Set(new.map(\.name))
-        var removed = oldNames.subtracting(newNames)
-        for item in new.sorted(by: { $0.name < $1.name }) {
-            if oldNames.contains(item.name) {
-                changes += fields(item.name, item.name)
-            } else if let from = item.renamingIdentifier, removed.contains(from) {
+        var oldByName: [String: T] = [:]
+        for item in old { oldByName[name(item)] = item }
+        let newNames = Set(new.map(name))
+        var removed = Set(oldByName.keys).subtracting(newNames)
+        for item in new.sorted(by: { name($0) < name($1) }) {
+            let itemName = name(item)
+            if let same = oldByName[itemName] {
+                changes += fields(same, item, prefix + itemName)
+            } else if let from = renamingIdentifier(item), removed.contains(from), let renamed = oldByName[from] {
                 removed.remove(from)
-                changes.append(ModelChange(element, prefix + item.name, .renamed(from: prefix + from)))
-                changes += fields(from, item.name)
+                changes.append(ModelChange(element, prefix + itemName, .renamed(from: prefix + from)))
+                changes += fields(renamed, item, prefix + itemName)
             } else {
-                changes.append(ModelChange(element, prefix + item.name, .added))
+                changes.append(ModelChange(element, prefix + itemName, .added))
             }
         }
-        for name in removed.sorted() { changes.append(ModelChange(element, prefix + name, .removed)) }
+        for removedName in removed.sorted() { changes.append(ModelChange(element, prefix + removedName, .removed)) }
     }
 
     static func text(_ value: AttributeValue?) -> String? {
