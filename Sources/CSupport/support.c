@@ -89,9 +89,10 @@ void docutil_cleanup_install_signal_handlers(void) {
     static int installed = 0;
     if (installed) return;
     installed = 1;
-    /* A normal exit removes them too (exit() runs atexit handlers). */
+    /* A normal exit removes them too (exit() runs atexit handlers); a reader that went away (SIGPIPE, as in
+       `docutil dump - | head`) ends the run like any other signal, after the cleanup. */
     atexit(docutil_cleanup_run);
-    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
     set_handlers(signals, sizeof signals / sizeof signals[0], handle);
 }
 

@@ -38,8 +38,10 @@ enum Docutil {
         if let input {
             // Written from another thread, so that a child that writes before it reads cannot deadlock with us.
             let writer = stdin.fileHandleForWriting
+            BrokenPipe.ignore()
             DispatchQueue.global().async {
-                writer.write(input)
+                BrokenPipe.write(input, to: writer)
+                // The child may already have exited; either way nothing more will be written.
                 try? writer.close()
             }
         }

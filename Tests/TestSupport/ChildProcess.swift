@@ -61,7 +61,7 @@ public final class ChildProcess {
 
     /// Writes text to the child's standard input.
     public func send(_ text: String) {
-        input.write(Data(text.utf8))
+        BrokenPipe.write(Data(text.utf8), to: input)
     }
 
     /// Closes the child's standard input (the end of its input).

@@ -44,9 +44,20 @@ public enum Fixtures {
         return names.filter { $0.hasSuffix(suffix) }.sorted().map { "\(folder)/\($0)" }
     }
 
-    /// A new empty temporary directory.
+    /// The folder that holds this test run's temporary directories; removed when the test process exits.
+    private static let runDirectory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docutil-test-\(getpid())-\(UUID().uuidString)")
+        atexit {
+            // A test that failed half-way may have left anything here; nothing in it is kept.
+            _ = try? FileManager.default.removeItem(at: Fixtures.runDirectory)
+        }
+        return url
+    }()
+
+    /// A new empty temporary directory, inside this run's folder (removed when the test process exits).
     public static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docutil-test-\(UUID().uuidString)")
+        let url = runDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
