@@ -14,7 +14,7 @@ public struct DocUtil: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Info.self, Schema.self, Dump.self, Query.self, Convert.self, PredicateCommand.self, Open.self, Import.self,
-            Check.self, Diff.self,
+            Check.self, Diff.self, Migrate.self,
         ]
     )
 

@@ -98,6 +98,49 @@ public enum ModelLoader {
             "not a model: expected Xcode 'contents' XML or a compiled .mom (binary property list)")
     }
 
+    /// Loads every version of a model: each `.xcdatamodel` of an `.xcdatamodeld`, each `.mom` of a `.momd` (with the
+    /// hashes `VersionInfo.plist` records for it), or the one model of any other form. What finding the model a
+    /// store was written with needs.
+    /// - Parameter url: a model in any form ``load(from:)`` reads.
+    /// - Returns: the versions, sorted by version name; the current one is among them.
+    /// - Throws: ``ModelFileError`` when the path is missing or a version can't be read (named).
+    public static func loadVersions(from url: URL) throws(ModelFileError) -> [LoadedModel] {
+        let kind = try FileKind(path: url.path)
+        guard kind == .directory, ["xcdatamodeld", "momd"].contains(url.pathExtension) else {
+            return [try load(from: url)]
+        }
+        if url.pathExtension == "xcdatamodeld" {
+            var versions: [LoadedModel] = []
+            for name in try listing(url).filter({ $0.hasSuffix(".xcdatamodel") }).sorted() {
+                versions.append(
+                    try loadXcodeModel(
+                        url.appendingPathComponent(name), versionName: String(name.dropLast(".xcdatamodel".count))))
+            }
+            if versions.isEmpty {
+                throw ModelFileError(.malformed, path: url.path, "the bundle contains no .xcdatamodel version")
+            }
+            return versions
+        }
+        let infoURL = url.appendingPathComponent("VersionInfo.plist")
+        var info: PropertyList?
+        if FileManager.default.fileExists(atPath: infoURL.path) {
+            info = try wrap(infoURL.path) { () throws(ModelFileError) in try PropertyList.read(try read(infoURL)) }
+        }
+        var versions: [LoadedModel] = []
+        for file in try listing(url).filter({ $0.hasSuffix(".mom") }).sorted() {
+            let name = String(file.dropLast(4))
+            var loaded = try load(from: url.appendingPathComponent(file))
+            loaded.format = .compiledBundle
+            loaded.versionName = name
+            if let hashes = info?["NSManagedObjectModel_VersionHashes"]?[name]?.dictionary {
+                loaded.recordedVersionHashes = hashes.compactMapValues(\.data)
+            }
+            versions.append(loaded)
+        }
+        if versions.isEmpty { throw ModelFileError(.malformed, path: url.path, "the bundle contains no .mom file") }
+        return versions
+    }
+
     /// Decodes a model from a `Z_MODELCACHE` blob: raw DEFLATE of a keyed archive of the model.
     /// - Parameter source: the store's path, for messages.
     public static func loadModelCache(_ blob: Data, source: String) throws(ModelFileError) -> LoadedModel {

@@ -26,6 +26,19 @@ public enum ArchivedPredicate {
         return try predicate(.uid(archive.rootUID), in: archive)
     }
 
+    /// Decodes a keyed archive whose root object is an expression, as mapping models hold the value expressions of
+    /// their property mappings. Unlike in predicates, a `FUNCTION` sent to an object (`FUNCTION($manager,
+    /// "destinationInstancesForEntityMappingNamed:sourceInstances:", …)`) is decoded, as a method call, for the
+    /// migration that runs it to handle or refuse.
+    /// - Throws: ``ModelFileError``: `malformed` for a damaged archive, `unsupported` for a kind of expression that
+    ///   is not decoded.
+    public static func decodeExpression(_ data: Data) throws(ModelFileError) -> ObjectExpression {
+        let archive = try KeyedArchive(data: data)
+        var decoder = Decoder(archive: archive)
+        decoder.decodesMethodCalls = true
+        return try decoder.expression(.uid(archive.rootUID), depth: 0)
+    }
+
     static func predicate(_ value: PropertyList?, in archive: KeyedArchive) throws(ModelFileError) -> ObjectPredicate {
         var decoder = Decoder(archive: archive)
         return try decoder.predicate(value, depth: 0)
@@ -33,6 +46,8 @@ public enum ArchivedPredicate {
 
     struct Decoder {
         let archive: KeyedArchive
+        /// Decode `FUNCTION(object, "selector", …)` as a method call instead of refusing it.
+        var decodesMethodCalls = false
 
         func unsupported(_ uid: Int, _ what: String) -> ModelFileError {
             ModelFileError(.unsupported, location: "$objects[\(uid)]", "archived predicate: \(what) is not decoded")
@@ -139,7 +154,12 @@ public enum ArchivedPredicate {
                 let operand = try instance(e["NSOperand"], depth: depth + 1)
                 guard try archive.string(operand["NSConstantValueClassName"]) == "_NSPredicateUtilities",
                     !selector.isEmpty
-                else { throw unsupported(e.uid, "FUNCTION with selector '\(selector)' sent to an object") }
+                else {
+                    if decodesMethodCalls && !selector.isEmpty {
+                        return .methodCall(try expression(e["NSOperand"], depth: depth + 1), selector, arguments)
+                    }
+                    throw unsupported(e.uid, "FUNCTION with selector '\(selector)' sent to an object")
+                }
                 let name = selector.filter { $0 == ":" }.count == 1 ? String(selector.dropLast()) : selector
                 return .function(name, arguments)
             case 10?:
