@@ -24,6 +24,7 @@ enum MigrationSupport {
         _ model: ManagedObjectModel, type: String, at url: URL,
         objects: [(entity: String, key: Int64, values: [String: AttributeValue], links: [String: (String, Int64)])]
     ) throws {
+        DocumentStack.registerStoreTypes()
         let coordinator = PersistentStoreCoordinator(model: model)
         let memory = try coordinator.addPersistentStore(type: "InMemory")
         let uuid = memory.identifier

@@ -82,6 +82,12 @@ struct Inference {
         return (sourceOf, destinationOf)
     }
 
+    /// Whether every object must hold a destination, as validation judges it: a non-optional to-one, or a to-many
+    /// with a minimum count.
+    static func isRequired(_ relationship: RelationshipDescription) -> Bool {
+        relationship.isToMany ? relationship.minCount > 0 : !relationship.isOptional
+    }
+
     /// Whether a value of type `from` always converts to `to` without loss.
     static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
         if from == to { return true }
@@ -182,7 +188,7 @@ struct Inference {
                     relationship.name, relationship.renamingIdentifier, in: sourceRelationships, name: \.name,
                     renamingIdentifier: \.renamingIdentifier)
             else {
-                if !relationship.isOptional || relationship.minCount > 0 {
+                if Self.isRequired(relationship) {
                     problems.append(
                         MigrationProblem(
                             entity: entity.name, property: relationship.name,
@@ -209,7 +215,7 @@ struct Inference {
             if target == nil {
                 // The destination entity was dropped: so are the links.
                 mappings.append(PropertyMapping(name: relationship.name, valueExpression: nil))
-                if !relationship.isOptional || relationship.minCount > 0 {
+                if Self.isRequired(relationship) {
                     problems.append(
                         MigrationProblem(
                             entity: entity.name, property: relationship.name,
