@@ -71,8 +71,10 @@ struct Diff: ParsableCommand {
             let equal: Bool
             if models || bothModels || ModelSource.isModel(a) || ModelSource.isModel(b) {
                 if !keys.isEmpty { throw ValidationError("--key is for documents, not models") }
-                let changes = try model(a).differences(to: try model(b))
-                output = Self.render(changes, format: format)
+                let (old, new) = (try model(a), try model(b))
+                let changes = old.differences(to: new)
+                let problems = changes.isEmpty ? [] : MappingModel.inferenceProblems(from: old, to: new)
+                output = Self.render(changes, migrationProblems: problems, format: format)
                 equal = changes.isEmpty
             } else {
                 let first = try options.open(a)
@@ -150,10 +152,21 @@ struct Diff: ParsableCommand {
         }
     }
 
-    static func render(_ changes: [ModelChange], format: ReportFormat) -> String {
+    /// The model changes, then (when there are any) whether lightweight migration can go from A to B: `problems`
+    /// are the reasons it can't.
+    static func render(_ changes: [ModelChange], migrationProblems problems: [MigrationProblem], format: ReportFormat)
+        -> String
+    {
         switch format {
         case .text:
-            return changes.map { $0.description + "\n" }.joined()
+            var text = changes.map { $0.description + "\n" }.joined()
+            if !changes.isEmpty {
+                text +=
+                    problems.isEmpty
+                    ? "lightweight migration from A to B: possible\n"
+                    : "lightweight migration from A to B: not possible\n" + problems.map { "  \($0)\n" }.joined()
+            }
+            return text
         case .json:
             let items = changes.map { change -> JSONValue in
                 var members: [(String, JSONValue)] = [
@@ -171,7 +184,18 @@ struct Diff: ParsableCommand {
                 }
                 return .object(members)
             }
-            return JSONValue.object([("formatVersion", .int(1)), ("changes", .array(items))]).serialized() + "\n"
+            var members: [(String, JSONValue)] = [("formatVersion", .int(1)), ("changes", .array(items))]
+            if !changes.isEmpty {
+                members.append(
+                    (
+                        "lightweightMigration",
+                        .object([
+                            ("possible", .bool(problems.isEmpty)),
+                            ("problems", .array(problems.map { .string($0.description) })),
+                        ])
+                    ))
+            }
+            return JSONValue.object(members).serialized() + "\n"
         }
     }
 }
