@@ -86,14 +86,21 @@ import Testing
                 ("Scratch", 1, ["text": .string("gone")], [:]),
             ]
 
-    @Test(arguments: ["SQLite", "XML", "Binary"])
-    func lightweightMigrationKeepsEveryValueThatSurvives(type: String) throws {
-        let old = try MigrationSupport.model(Self.version1)
-        let new = try MigrationSupport.model(Self.version2)
+    /// Both model versions, and a store of `type` written with version 1 holding ``objects``, with its bytes.
+    static func versionOneStore(type: String) throws -> (
+        old: ManagedObjectModel, new: ManagedObjectModel, folder: URL, source: URL, before: Data
+    ) {
+        let old = try MigrationSupport.model(version1)
+        let new = try MigrationSupport.model(version2)
         let folder = try Fixtures.temporaryDirectory()
         let source = folder.appendingPathComponent("library.store")
-        try MigrationSupport.writeStore(old, type: type, at: source, objects: Self.objects)
-        let before = try Data(contentsOf: source)
+        try MigrationSupport.writeStore(old, type: type, at: source, objects: objects)
+        return (old, new, folder, source, try Data(contentsOf: source))
+    }
+
+    @Test(arguments: ["SQLite", "XML", "Binary"])
+    func lightweightMigrationKeepsEveryValueThatSurvives(type: String) throws {
+        let (old, new, folder, source, before) = try Self.versionOneStore(type: type)
         let mapping = try MappingModel.inferred(from: old, to: new)
         #expect(
             mapping.entityMappings.map {
@@ -226,12 +233,7 @@ import Testing
     /// named, and leaves the original byte-identical and no output behind — in place too.
     @Test(arguments: ["SQLite", "XML", "Binary"])
     func aFailedMigrationLeavesTheOriginalByteIdentical(type: String) throws {
-        let old = try MigrationSupport.model(Self.version1)
-        let new = try MigrationSupport.model(Self.version2)
-        let folder = try Fixtures.temporaryDirectory()
-        let source = folder.appendingPathComponent("library.store")
-        try MigrationSupport.writeStore(old, type: type, at: source, objects: Self.objects)
-        let before = try Data(contentsOf: source)
+        let (old, new, folder, source, before) = try Self.versionOneStore(type: type)
         var mapping = try MappingModel.inferred(from: old, to: new)
         let index = try #require(mapping.entityMappings.firstIndex { $0.destinationEntityName == "Book" })
         let pages = try #require(mapping.entityMappings[index].attributeMappings.firstIndex { $0.name == "pages" })

@@ -103,6 +103,8 @@ struct Inference {
 
     mutating func run() -> MappingModel {
         let (sourceOf, destinationOf) = entityCorrespondence()
+        // Hashing a model hashes every entity: once each, not once per entity.
+        let (sourceHashes, destinationHashes) = (source.entityVersionHashes, destination.entityVersionHashes)
         var mappings: [EntityMapping] = []
         for entity in destination.entities.sorted(by: { $0.name < $1.name }) {
             guard let sourceName = sourceOf[entity.name], let sourceEntity = source.entity(named: sourceName) else {
@@ -122,7 +124,7 @@ struct Inference {
             let relationships = relationshipMappings(for: entity, from: sourceEntity, destinationOf: destinationOf)
             let unchanged =
                 sourceName == entity.name
-                && source.entityVersionHashes[sourceName] == destination.entityVersionHashes[entity.name]
+                && sourceHashes[sourceName] == destinationHashes[entity.name]
             mappings.append(
                 EntityMapping(
                     kind: unchanged ? .copy : .transform, sourceEntityName: sourceName,

@@ -15,6 +15,8 @@ struct MigrationRun {
     let graph: SourceGraph
     let storeIdentifier: String
     let sharedKeys: Bool
+    /// The destination model's composites by name, for converting composite values.
+    let composites: [String: CompositeDescription]
     var made: [Made] = []
     var byMapping: [String: [ManagedObjectID: [Int]]] = [:]
     var bySource: [ManagedObjectID: [Int]] = [:]
@@ -33,6 +35,8 @@ struct MigrationRun {
         self.graph = SourceGraph(model: manager.sourceModel, snapshots: snapshots)
         self.storeIdentifier = storeIdentifier
         self.sharedKeys = sharedKeys
+        composites = Dictionary(
+            manager.destinationModel.composites.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     mutating func fail(_ entity: String, _ property: String?, _ reason: String) {
@@ -159,7 +163,6 @@ struct MigrationRun {
     func attributeValue(_ value: PredicateValue, for attribute: AttributeDescription) throws(ValueConversionError)
         -> AttributeValue
     {
-        let composites = Dictionary(destination.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         if case .dictionary(let entries) = value, attribute.type == .composite {
             var members: [String: AttributeValue] = [:]
             for (name, member) in entries {
