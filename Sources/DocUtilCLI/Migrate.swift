@@ -15,7 +15,9 @@ struct Migrate: ParsableCommand {
             (a warning says so). The document is migrated in place unless --out is given; either way the new file is \
             written beside the target and renamed into place only when complete, so a failed migration leaves \
             every file byte-identical. --dry-run prints the plan (what maps to what, defaults filled, what is \
-            dropped) after running the migration in memory, and writes nothing.
+            dropped) after running the migration in memory, and writes nothing. A migration in place holds the \
+            document's lock: while another process has it open for writing, migrate exits 75 and changes nothing. \
+            (docutil open --model migrates the same way before a session starts.)
             """)
 
     @Argument(help: "The document to migrate.")

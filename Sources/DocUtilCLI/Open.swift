@@ -34,6 +34,12 @@ struct Open: ParsableCommand {
             not save. SIGTERM, SIGHUP and SIGINT (outside a terminal) autosave unsaved changes to the sidecar \
             (.NAME.docutil-autosave) before the session ends; the next open reports it ('recover', \
             'discard-autosave').
+
+            With --model, a document written with another version of the model (found by its version hashes among \
+            the versions of --model, or carried by the document) is migrated in place to --model's current version \
+            before the first command, as Core Data's automatic lightweight migration does (an Xcode mapping model \
+            with --mapping-model; nothing is written when the migration fails). --no-migrate and --read-only read \
+            it with the version it was written with instead, and say so.
             """)
 
     @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
@@ -41,6 +47,20 @@ struct Open: ParsableCommand {
 
     @Option(help: "A model to read the document with, or to create it with (needed with --create).")
     var model: String?
+
+    @Flag(
+        name: .customLong("no-migrate"),
+        help: ArgumentHelp(
+            "Do not migrate a document written with another version of --model: read it with that version.",
+            discussion:
+                "By default such a document is migrated in place to --model's current version before the session starts (see docutil migrate)."
+        ))
+    var noMigrate = false
+
+    @Option(
+        name: .customLong("mapping-model"),
+        help: "An Xcode mapping model (.xcmappingmodel) to migrate with, instead of inferring the mapping.")
+    var mappingModel: String?
 
     @Flag(help: "Start a new document at DOC (written by its first save).")
     var create = false
@@ -87,6 +107,13 @@ struct Open: ParsableCommand {
             throw ValidationError(
                 "a document on standard input ('-') can only be opened --read-only, with -c or --script giving the commands"
             )
+        }
+        if (noMigrate || mappingModel != nil) && model == nil {
+            throw ValidationError("--no-migrate and --mapping-model go with --model (the model to migrate to)")
+        }
+        if noMigrate && mappingModel != nil { throw ValidationError("--no-migrate and --mapping-model contradict") }
+        if create && (noMigrate || mappingModel != nil) {
+            throw ValidationError("--no-migrate and --mapping-model are for opening an existing document")
         }
         if create && (importing.from != nil || importing.entity != nil || importing.mapping != nil) {
             throw ValidationError("--from, --entity and --mapping are for opening a legacy file, not --create")
@@ -162,10 +189,13 @@ struct Open: ParsableCommand {
         do {
             let url = try StandardStreams.documentURL(document)
             var given: ManagedObjectModel?
+            var versions: [LoadedModel] = []
             if let model {
-                let loaded = try ModelLoader.load(from: URL(fileURLWithPath: model))
+                let modelURL = URL(fileURLWithPath: model)
+                let loaded = try ModelLoader.load(from: modelURL)
                 for warning in loaded.warnings { printError("warning: the model \(model): \(warning)") }
                 given = loaded.model
+                if !create { versions = try ModelLoader.loadVersions(from: modelURL) }
             }
             if create {
                 guard
@@ -181,12 +211,18 @@ struct Open: ParsableCommand {
             }
             let opened = try PersistentDocument(
                 contentsOf: url, ofType: importing.from?.format?.documentType.name, model: given, readOnly: readOnly,
-                program: "docutil open", importOptions: try importing.importOptions())
+                program: "docutil open", importOptions: try importing.importOptions(),
+                migration: DocumentMigrationOptions(
+                    migrates: !noMigrate, versions: versions,
+                    mappingModel: mappingModel.map { URL(fileURLWithPath: $0) }))
             ImportSourceOptions.endProgress()
             if let source = opened.importedFrom {
                 printError(
                     "\(source.path): imported into an untitled document; 'save-as FILE' writes it (the source is never changed)"
                 )
+            }
+            if let source = opened.migratedFrom {
+                printError("\(document): migrated in place from \(source) to the model given")
             }
             for warning in opened.warnings { printError("warning: \(document): \(warning)") }
             if let found = opened.foundAutosave {

@@ -41,7 +41,8 @@ public enum DocumentCheck {
         _ url: URL, model modelURL: URL? = nil, limit: Int = 1_000, progress: ((Int, Int) -> Void)? = nil
     ) throws(DocumentError) -> DocumentCheckReport {
         let opened = try DocumentStack.open(
-            url, model: modelURL, readOnly: true, lenient: true, storeOptions: ["collectProblems": "YES"])
+            url, model: modelURL, readOnly: true, lenient: true, storeOptions: ["collectProblems": "YES"],
+            exactModel: true)
         var report = DocumentCheckReport(problems: [], unlisted: [:], objectsChecked: 0, warnings: opened.warnings)
         var found: [StoreProblem] = metadataProblems(opened, warnings: &report.warnings)
         var covered: Set<StoreProblem.Kind> = []

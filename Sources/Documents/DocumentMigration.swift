@@ -73,32 +73,79 @@ public enum DocumentMigration {
                     .refused, "a migration in place keeps the store type (\(storeType)); give --out to write another")
             }
         }
-        let metadata: [String: MetadataValue]
-        do {
-            metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
-        } catch {
-            throw DocumentError(error)
+        var mappingFile: MappingModelFile?
+        if let mappingURL {
+            mappingFile = try readMapping(mappingURL)
         }
-        var recorded: [String: Data] = [:]
-        if case .dictionary(let hashes)? = metadata["NSStoreModelVersionHashes"] {
-            for (name, value) in hashes { if case .data(let hash) = value { recorded[name] = hash } }
-        }
-        if !recorded.isEmpty, recorded == destination.entityVersionHashes {
+        let recorded = try WrittenModel.recordedHashes(of: url, type: storeType)
+        let written = try WrittenModel.find(
+            for: url, type: storeType, recorded: recorded, current: destination, currentRecorded: nil,
+            versions: versions, modelName: modelURL.lastPathComponent, mappingSource: mappingFile?.sourceModel)
+        let source: ManagedObjectModel
+        let sourceDescription: String
+        let warnings: [String]
+        switch written {
+        case .current:
             return MigrationReport(
                 sourceModelDescription: "the model given", plan: ["the document already uses this model"],
                 result: nil, warnings: [], alreadyCurrent: true, output: nil)
+        case .unknown:
+            throw DocumentError(
+                .badData,
+                "\(url.path): none of the versions of \(modelURL.lastPathComponent) has the document's version hashes, and the document carries no model; give the model it was written with"
+            )
+        case .other(let model, let description, let found):
+            (source, sourceDescription, warnings) = (model, description, found)
         }
-        var mappingFile: MappingModelFile?
-        if let mappingURL {
-            do {
-                mappingFile = try MappingModelFile(url: mappingURL)
-            } catch {
-                throw DocumentError(error)
-            }
+        // A migration in place holds the document's lock, as an open for writing does.
+        let lock =
+            output == nil && !dryRun
+            ? try DocumentLock.acquire(for: SafeReplacement.destination(for: document), program: "docutil migrate")
+            : nil
+        defer { lock?.release() }
+        var report = try run(
+            url, type: storeType, source: source, destination: destination, mappingFile: mappingFile,
+            output: output, outputType: outputType, dryRun: dryRun, policies: policies)
+        report.sourceModelDescription = sourceDescription
+        report.warnings = warnings + report.warnings
+        return report
+    }
+
+    /// Migrates a document being opened with a model it was not written with, in place, under its lock: what opening
+    /// with ``DocumentMigrationOptions/migrates`` does.
+    static func migrateInPlace(
+        _ document: URL, storeURL: URL, type: String, source: ManagedObjectModel, sourceDescription: String,
+        destination: ManagedObjectModel, options: DocumentMigrationOptions, program: String, locked: Bool = false
+    ) throws(DocumentError) -> MigrationReport {
+        let mappingFile = try options.mappingModel.map { (url) throws(DocumentError) in try readMapping(url) }
+        let lock =
+            locked ? nil : try DocumentLock.acquire(for: SafeReplacement.destination(for: document), program: program)
+        defer { lock?.release() }
+        var report = try run(
+            storeURL, type: type, source: source, destination: destination, mappingFile: mappingFile, output: nil,
+            outputType: type, dryRun: false, policies: options.policies,
+            hint:
+                "opening it with this model migrates it first: give a mapping model for changes inference can't make (docutil open --mapping-model), or read it with the model it was written with (--no-migrate, --read-only)"
+        )
+        report.sourceModelDescription = sourceDescription
+        return report
+    }
+
+    static func readMapping(_ url: URL) throws(DocumentError) -> MappingModelFile {
+        do {
+            return try MappingModelFile(url: url)
+        } catch {
+            throw DocumentError(error)
         }
-        let (source, sourceDescription, warnings) = try sourceModel(
-            of: url, type: storeType, recorded: recorded, versions: versions, modelURL: modelURL,
-            mappingModel: mappingFile?.sourceModel)
+    }
+
+    /// Runs a migration from `source` to `destination`: an Xcode mapping model, else one inferred.
+    static func run(
+        _ url: URL, type storeType: String, source: ManagedObjectModel, destination: ManagedObjectModel,
+        mappingFile: MappingModelFile?, output: URL?, outputType: String, dryRun: Bool,
+        policies: [String: any EntityMigrationPolicy],
+        hint: String = "give a mapping model with --mapping for changes inference can't make"
+    ) throws(DocumentError) -> MigrationReport {
         let mapping: MappingModel
         if let mappingFile {
             mapping = mappingFile.resolved(with: source)
@@ -108,7 +155,7 @@ public enum DocumentMigration {
             } catch {
                 throw DocumentError(
                     .badData,
-                    "\(url.path): \(error.description)\n(give a mapping model with --mapping for changes inference can't make)"
+                    "\(url.path): \(error.description)\n(\(hint))"
                 )
             }
         }
@@ -137,45 +184,22 @@ public enum DocumentMigration {
         } catch {
             throw DocumentError(.io, "\(url.path): \(error)")
         }
+        let mappingWarnings = (mappingFile?.warnings ?? []).map {
+            "the mapping model \(mappingFile?.url.path ?? ""): \($0)"
+        }
         return MigrationReport(
-            sourceModelDescription: sourceDescription,
+            sourceModelDescription: "",
             plan: MigrationPlanText.lines(mapping: mapping, source: source, destination: destination, result: result),
-            result: result,
-            warnings: (mappingFile?.warnings ?? []).map { "the mapping model \(mappingURL?.path ?? ""): \($0)" }
-                + warnings
-                + result.warnings, alreadyCurrent: false,
+            result: result, warnings: mappingWarnings + result.warnings, alreadyCurrent: false,
             output: dryRun ? nil : target)
     }
+}
 
-    /// The model a document was written with: a version of the model given (or the mapping model's source model)
-    /// whose version hashes are the document's, else the model the document carries.
-    static func sourceModel(
-        of url: URL, type: String, recorded: [String: Data], versions: [LoadedModel], modelURL: URL,
-        mappingModel: ManagedObjectModel?
-    ) throws(DocumentError) -> (ManagedObjectModel, String, [String]) {
-        if !recorded.isEmpty {
-            for version in versions
-            where version.model.entityVersionHashes == recorded || version.recordedVersionHashes == recorded {
-                return (version.model, "version \(version.versionName ?? "?") of \(modelURL.lastPathComponent)", [])
-            }
-            if let mappingModel, mappingModel.entityVersionHashes == recorded {
-                return (mappingModel, "the mapping model's source model", [])
-            }
-        }
-        let own = try DocumentStack.chooseModel(for: url, type: type, given: nil)
-        guard own.source != "inferred" else {
-            throw DocumentError(
-                .badData,
-                "\(url.path): none of the versions of \(modelURL.lastPathComponent) has the document's version hashes, and the document carries no model; give the model it was written with"
-            )
-        }
-        var warnings = own.warnings
-        if !recorded.isEmpty, own.model.entityVersionHashes != recorded {
-            warnings.append(
-                "the document's own model (\(own.source)) was used as the model it was written with; its computed version hashes differ from the recorded ones"
-            )
-        }
-        return (own.model, "the document's own model (\(own.source))", warnings)
+extension MigrationReport {
+    /// What an open that migrated tells the user: where from, how many objects, and the migration's warnings.
+    var summaryWarnings: [String] {
+        let count = result?.snapshots.count ?? 0
+        return ["migrated in place from \(sourceModelDescription) to the model given (\(count) object(s))"] + warnings
     }
 }
 

@@ -100,21 +100,39 @@ public enum DocumentStack {
     }
 
     /// Opens a document.
+    ///
+    /// With a model given (`modelURL`) that is not the one the document was written with (its version hashes
+    /// differ), the model it was written with is looked for among the versions of the model given (every version of
+    /// an `.xcdatamodeld` or `.momd`) and in the document (embedded, or its `Z_MODELCACHE`). A document opened to
+    /// write is then migrated to the model given, in place, before it is read (``DocumentMigrationOptions``); one
+    /// opened read-only is read with the model it was written with, and a warning says so. When that model is not
+    /// found, the document is read with the model given and a warning says the version hashes differ.
     /// - Parameters:
     ///   - modelURL: a model to use instead of the one the document carries.
     ///   - readOnly: open without ever writing (inspection and conversion).
     ///   - lenient: keep stored values that do not fit their attributes as they are (SQLite stores), reported in
     ///     ``OpenedDocument/valueWarnings``, instead of failing the read; for showing a damaged document, never for
     ///     writing one.
+    ///   - migration: what to do with a document written with another version of the model; `nil` migrates when
+    ///     the document is opened to write, and never when it is opened read-only.
+    /// - Returns: the open document; its ``OpenedDocument/warnings`` say which model was used and what was migrated.
+    /// - Throws: ``DocumentError``: `noInput` for a missing document or model, `badData` for one that can't be read
+    ///   (or a migration that can't be inferred: every reason listed), `refused` for a migration asked of a
+    ///   read-only open, `conflict` when another process has the document open for writing (to migrate it).
     public static func open(
-        _ document: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false
+        _ document: URL, model modelURL: URL? = nil, readOnly: Bool = true, lenient: Bool = false,
+        migration: DocumentMigrationOptions? = nil
     ) throws(DocumentError) -> OpenedDocument {
-        try open(document, model: modelURL, readOnly: readOnly, lenient: lenient, storeOptions: [:])
+        try open(
+            document, model: modelURL, readOnly: readOnly, lenient: lenient, storeOptions: [:], migration: migration)
     }
 
-    /// ``open(_:model:readOnly:lenient:)`` with store options of its own (`collectProblems` for checking).
+    /// ``open(_:model:readOnly:lenient:migration:)`` with store options of its own (`collectProblems` for checking);
+    /// `exactModel` reads with the model given even when the document was written with another (checking it against
+    /// that model).
     static func open(
-        _ document: URL, model modelURL: URL?, readOnly: Bool, lenient: Bool, storeOptions: [String: String]
+        _ document: URL, model modelURL: URL?, readOnly: Bool, lenient: Bool, storeOptions: [String: String],
+        migration: DocumentMigrationOptions? = nil, exactModel: Bool = false
     ) throws(DocumentError) -> OpenedDocument {
         registerStoreTypes()
         // A document package is read through the store inside it.
@@ -123,72 +141,170 @@ public enum DocumentStack {
         guard let type = detectType(url) else {
             throw DocumentError(.badData, "\(url.path): not a document of any known type (XML, binary or SQLite store)")
         }
-        let (model, source, warnings) = try chooseModel(for: url, type: type, given: modelURL)
-        let coordinator = PersistentStoreCoordinator(model: model)
+        let options = migration ?? DocumentMigrationOptions(migrates: !readOnly)
+        if readOnly && options.migrates {
+            throw DocumentError(.refused, "\(document.path): a document opened read-only is never migrated")
+        }
+        let chosen: (model: ManagedObjectModel, source: String, warnings: [String])
+        if let modelURL, !exactModel {
+            let given = try givenModel(modelURL, for: url, type: type, extraVersions: options.versions)
+            switch given.written {
+            case .other(let written, let description, let warnings) where options.migrates:
+                let report = try DocumentMigration.migrateInPlace(
+                    document, storeURL: url, type: type, source: written, sourceDescription: description,
+                    destination: given.current.model, options: options, program: "docutil")
+                chosen = (
+                    given.current.model, "given",
+                    given.current.warnings.map { "the model \(modelURL.path): \($0)" } + warnings
+                        + report.summaryWarnings
+                )
+            default:
+                chosen = readWith(given, modelURL: modelURL)
+            }
+        } else {
+            chosen = try chooseModel(for: url, type: type, given: modelURL, resolvingVersions: false)
+        }
+        let coordinator = PersistentStoreCoordinator(model: chosen.model)
         let store: any PersistentStore
-        var options = storeOptions
-        if readOnly { options["readOnly"] = "YES" }
-        if lenient { options["lenientValues"] = "YES" }
+        var storeOptions = storeOptions
+        if readOnly { storeOptions["readOnly"] = "YES" }
+        if lenient { storeOptions["lenientValues"] = "YES" }
         do {
-            store = try coordinator.addPersistentStore(type: type, url: url, options: options)
+            store = try coordinator.addPersistentStore(type: type, url: url, options: storeOptions)
         } catch {
             throw DocumentError(error)
         }
         let context = ManagedObjectContext(coordinator: coordinator)
         context.undoManager = nil
         return OpenedDocument(
-            url: url, storeType: type, coordinator: coordinator, store: store, context: context, modelSource: source,
-            warnings: warnings)
+            url: url, storeType: type, coordinator: coordinator, store: store, context: context,
+            modelSource: chosen.source, warnings: chosen.warnings)
+    }
+
+    /// A model given for a document: its current version, and the model the document was written with.
+    static func givenModel(_ modelURL: URL, for url: URL, type: String, extraVersions: [LoadedModel] = [])
+        throws(DocumentError) -> (current: LoadedModel, written: WrittenModel)
+    {
+        let current: LoadedModel
+        let versions: [LoadedModel]
+        do {
+            current = try ModelLoader.load(from: modelURL)
+            versions = try ModelLoader.loadVersions(from: modelURL)
+        } catch {
+            throw DocumentError(error)
+        }
+        let recorded = try WrittenModel.recordedHashes(of: url, type: type)
+        let written = try WrittenModel.find(
+            for: url, type: type, recorded: recorded, current: current.model,
+            currentRecorded: current.recordedVersionHashes, versions: versions + extraVersions,
+            modelName: modelURL.lastPathComponent)
+        return (current, written)
+    }
+
+    /// The model to read a document with when a model is given and nothing is migrated: the model given when the
+    /// document was written with it, else the one it was written with (saying so), else the one given (saying the
+    /// version hashes differ).
+    static func readWith(_ given: (current: LoadedModel, written: WrittenModel), modelURL: URL) -> (
+        model: ManagedObjectModel, source: String, warnings: [String]
+    ) {
+        let modelWarnings = given.current.warnings.map { "the model \(modelURL.path): \($0)" }
+        switch given.written {
+        case .current:
+            return (given.current.model, "given", modelWarnings)
+        case .other(let model, let description, let warnings):
+            return (
+                model, "written",
+                modelWarnings + warnings + [
+                    "it was written with \(description), not with the model given: read with the model it was written with ('docutil migrate' moves it to the model given)"
+                ]
+            )
+        case .unknown:
+            return (
+                given.current.model, "given",
+                modelWarnings + [
+                    "the model's version hashes differ from the document's, and the model it was written with is not known (it carries none, and no version of \(modelURL.lastPathComponent) has its hashes): read with the model given, where its values fit"
+                ]
+            )
+        }
     }
 
     /// The model to read a document with: the one given (`--model`), else the one the document carries (embedded,
     /// Z_MODELCACHE), else one inferred from an Apple XML store; with where it came from (`given`, `embedded`,
-    /// `Z_MODELCACHE`, `inferred`) and warnings worth telling the user.
+    /// `Z_MODELCACHE`, `inferred`, or `written` for the version of the model given that the document was written
+    /// with) and warnings worth telling the user.
+    ///
+    /// A model given that the document was not written with is not used when the one it was written with is found
+    /// (among the versions of the model given, or in the document): the document is read with that one, and a
+    /// warning says so (as ``open(_:model:readOnly:lenient:migration:)`` does for a read-only open).
     public static func chooseModel(for url: URL, type: String, given modelURL: URL?) throws(DocumentError) -> (
         model: ManagedObjectModel, source: String, warnings: [String]
     ) {
+        try chooseModel(for: url, type: type, given: modelURL, resolvingVersions: true)
+    }
+
+    static func chooseModel(for url: URL, type: String, given modelURL: URL?, resolvingVersions: Bool)
+        throws(DocumentError) -> (model: ManagedObjectModel, source: String, warnings: [String])
+    {
         registerStoreTypes()
-        var warnings: [String] = []
-        var source = "embedded"
-        var model: ManagedObjectModel
+        if let modelURL {
+            if resolvingVersions {
+                return readWith(try givenModel(modelURL, for: url, type: type), modelURL: modelURL)
+            }
+            let loaded: LoadedModel
+            do {
+                loaded = try ModelLoader.load(from: modelURL)
+            } catch {
+                throw DocumentError(error)
+            }
+            var warnings = loaded.warnings.map { "the model \(modelURL.path): \($0)" }
+            let recorded = try WrittenModel.recordedHashes(of: url, type: type)
+            let computed = loaded.model.entityVersionHashes
+            if !recorded.isEmpty, recorded != computed, recorded != loaded.recordedVersionHashes {
+                let differing = recorded.keys.filter { computed[$0] != recorded[$0] }.sorted()
+                warnings.append(
+                    "the model's version hashes differ from the document's (\(differing.isEmpty ? "different entities" : differing.joined(separator: ", "))); reading with the model given"
+                )
+            }
+            return (loaded.model, "given", warnings)
+        }
+        if let carried = try carriedModel(for: url, type: type) { return carried }
         do {
-            if let modelURL {
-                let loaded = try ModelLoader.load(from: modelURL)
-                model = loaded.model
-                warnings += loaded.warnings.map { "the model \(modelURL.path): \($0)" }
-                source = "given"
-            } else if type == XMLStore.typeName {
-                // The header alone says whether the document carries its model; only a file without one is read
-                // whole here, to infer one.
+            let model = try XMLStoreFile(url: url).inferredModel()
+            return (
+                model, "inferred",
+                ["the document carries no model; one was inferred from its contents (use --model to give one)"]
+            )
+        } catch {
+            throw DocumentError(error)
+        }
+    }
+
+    /// The model a document carries — embedded in its metadata, its `Z_MODELCACHE`, a binary store's — with where it
+    /// came from and warnings; `nil` for an XML store without one.
+    static func carriedModel(for url: URL, type: String) throws(DocumentError) -> (
+        model: ManagedObjectModel, source: String, warnings: [String]
+    )? {
+        registerStoreTypes()
+        do {
+            if type == XMLStore.typeName {
+                // The header alone says whether the document carries its model.
                 let header = try XMLStoreFile.header(url: url)
-                let carried: ManagedObjectModel?
                 do {
-                    carried = try XMLStoreFile.embeddedModel(in: header.metadata)
+                    return try XMLStoreFile.embeddedModel(in: header.metadata).map { ($0, "embedded", []) }
                 } catch {
                     throw error.inFile("\(url.path) (the model in its metadata)")
-                }
-                if let carried {
-                    model = carried
-                } else {
-                    model = try XMLStoreFile(url: url).inferredModel()
-                    source = "inferred"
-                    warnings.append(
-                        "the document carries no model; one was inferred from its contents (use --model to give one)")
                 }
             } else if type == SQLiteStore.typeName {
                 let file = try SQLiteStoreFile(url: url)
                 if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
-                    model = try embedded(contents, in: url)
-                } else {
-                    let loaded = try file.storedModel()
-                    model = loaded.model
-                    warnings += loaded.warnings.map { "its model (Z_MODELCACHE): \($0)" }
-                    source = "Z_MODELCACHE"
+                    return (try embedded(contents, in: url), "embedded", [])
                 }
+                let loaded = try file.storedModel()
+                return (loaded.model, "Z_MODELCACHE", loaded.warnings.map { "its model (Z_MODELCACHE): \($0)" })
             } else {
                 let file = try BinaryStoreFile(url: url)
                 do {
-                    model = try file.model()
+                    return (try file.model(), "embedded", [])
                 } catch {
                     throw error.inFile("\(url.path) (the model it carries)")
                 }
@@ -200,25 +316,11 @@ public enum DocumentStack {
         } catch let error as SQLiteStoreError {
             throw DocumentError(
                 error.code == .notFound ? .noInput : (error.code == .io ? .io : .badData), error.description)
+        } catch let error as DocumentError {
+            throw error
         } catch {
             throw DocumentError(.io, "\(url.path): \(error)")
         }
-        if source == "given" {
-            let metadata = (try? PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)) ?? [:]
-            if case .dictionary(let recorded)? = metadata["NSStoreModelVersionHashes"] {
-                let computed = model.entityVersionHashes
-                let differing = recorded.filter { name, value in
-                    if case .data(let hash) = value { return computed[name] != hash }
-                    return false
-                }.keys.sorted()
-                if !differing.isEmpty || Set(recorded.keys) != Set(computed.keys) {
-                    warnings.append(
-                        "the model's version hashes differ from the document's (\(differing.isEmpty ? "different entities" : differing.joined(separator: ", "))); reading anyway"
-                    )
-                }
-            }
-        }
-        return (model, source, warnings)
     }
 
     /// Refuses anything but a regular file (or a document package) as a document to read: a missing file, a folder,

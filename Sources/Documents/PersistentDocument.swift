@@ -39,6 +39,9 @@ open class PersistentDocument {
     public private(set) var modelSource: String
     /// Things worth telling the user about the open (an inferred model, differing version hashes…).
     public private(set) var warnings: [String] = []
+    /// The model the document was migrated from as it was opened (`version 2 of …`, `the document's own model
+    /// (Z_MODELCACHE)`), or `nil` when it was not migrated.
+    public private(set) var migratedFrom: String?
     /// The file the document was imported from, for a type that is only imported.
     public private(set) var importedFrom: URL?
     /// How a file of a type that is only imported is read (the entity, a mapping).
@@ -82,11 +85,18 @@ open class PersistentDocument {
     ///   - readOnly: open without the lock and without ever writing the file.
     ///   - program: the name the lock file records.
     ///   - importOptions: for a file of a type that is only imported (CSV, JSON…): the entity, a mapping.
+    ///   - migration: what to do when `model` is not the model the document was written with (its version hashes
+    ///     differ): by default the document is migrated to `model` in place, under its lock, before it is read
+    ///     (``migratedFrom`` then says from what). A document opened read-only, one whose file is not writable, one
+    ///     with an autosaved version waiting, or any document when ``DocumentMigrationOptions/migrates`` is off, is
+    ///     read with the model it was written with instead, and ``warnings`` say so.
     /// - Throws: ``DocumentError``: `noInput` for a missing file, `conflict` when another process has it open for
-    ///   writing, `badData`/`unsupported`/`io` when it cannot be read (for an import: every problem listed).
+    ///   writing, `badData`/`unsupported`/`io` when it cannot be read (for an import: every problem listed; for a
+    ///   migration that can't be inferred: every reason).
     public required init(
         contentsOf url: URL, ofType typeName: String? = nil, model: ManagedObjectModel? = nil, readOnly: Bool = false,
-        program: String = "docutil", importOptions: ImportOptions = ImportOptions()
+        program: String = "docutil", importOptions: ImportOptions = ImportOptions(),
+        migration: DocumentMigrationOptions = DocumentMigrationOptions()
     ) throws(DocumentError) {
         self.importOptions = importOptions
         DocumentStack.registerStoreTypes()
@@ -108,9 +118,44 @@ open class PersistentDocument {
         // A file the user may not write is opened read-only, with a warning, rather than replaced by a save (a
         // rename-based save would succeed in a writable folder and quietly drop the file's protection).
         let writable = access(storeURL.path, W_OK) == 0
-        let chosen: (model: ManagedObjectModel, source: String, warnings: [String])
+        var chosen: (model: ManagedObjectModel, source: String, warnings: [String])
+        var pendingMigration: (source: ManagedObjectModel, description: String, warnings: [String])?
         if let model {
             chosen = (model, "given", [])
+            if let storeType = type.storeType {
+                switch try Self.writtenModel(of: storeURL, type: storeType, model: model, migration: migration) {
+                case .current:
+                    break
+                case .unknown:
+                    chosen.warnings.append(
+                        "the model's version hashes differ from the document's, and the model it was written with is not known (it carries none, and no version given has its hashes): read with the model given, where its values fit"
+                    )
+                case .other(let source, let description, let warnings):
+                    let hasAutosave =
+                        try AutosaveJournal.info(
+                            at: AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url))) != nil
+                    let why: String? =
+                        if !migration.migrates {
+                            "migration is off"
+                        } else if readOnly || !type.isWritable
+                            || !writable
+                        {
+                            "a document opened read-only is not migrated"
+                        } else if hasAutosave {
+                            "not migrated while an autosaved version is there: recover or discard it, save, and open again to migrate"
+                        } else { nil }
+                    if let why {
+                        chosen = (
+                            source, "written",
+                            warnings + [
+                                "it was written with \(description), not with the model given: read with the model it was written with (\(why))"
+                            ]
+                        )
+                    } else {
+                        pendingMigration = (source, description, warnings)
+                    }
+                }
+            }
         } else {
             chosen = try Self.managedObjectModel(for: storeURL, ofType: type)
         }
@@ -152,6 +197,14 @@ open class PersistentDocument {
         // The journal mode is chosen when a file is created; an existing document keeps its own.
         options["journalMode"] = nil
         do {
+            if let pending = pendingMigration {
+                let report = try DocumentMigration.migrateInPlace(
+                    url, storeURL: storeURL, type: storeType, source: pending.source,
+                    sourceDescription: pending.description, destination: chosen.model, options: migration,
+                    program: program, locked: true)
+                warnings += pending.warnings + report.warnings
+                migratedFrom = pending.description
+            }
             try configurePersistentStoreCoordinator(
                 for: storeURL, ofType: type, storeType: storeType, options: options)
             try rememberFile()
@@ -205,6 +258,22 @@ open class PersistentDocument {
     deinit {
         if ownsSidecar, !inheritedSidecar, !isEdited { unlink(sidecarURL().path) }
         lock?.release()
+    }
+
+    /// The model a document at `url` was written with, compared with `model`.
+    static func writtenModel(
+        of url: URL, type: String, model: ManagedObjectModel, migration: DocumentMigrationOptions
+    ) throws(DocumentError) -> WrittenModel {
+        let recorded = try WrittenModel.recordedHashes(of: url, type: type)
+        let current = migration.versions.first { $0.model.entityVersionHashes == model.entityVersionHashes }
+        // The versions' bundle (`Model.xcdatamodeld`), to name them by.
+        let bundle = migration.versions.first.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent() }
+        let modelName =
+            bundle.map { ["xcdatamodeld", "momd"].contains($0.pathExtension) } == true
+            ? bundle?.lastPathComponent ?? "the model given" : "the model given"
+        return try WrittenModel.find(
+            for: url, type: type, recorded: recorded, current: model, currentRecorded: current?.recordedVersionHashes,
+            versions: migration.versions, modelName: modelName)
     }
 
     // MARK: - Hooks

@@ -73,4 +73,37 @@ import Testing
         #expect(diff.status == 1)
         #expect(diff.stdout.contains("lightweight migration from A to B: not possible"))
     }
+
+    /// `docutil open --model` migrates a document written with another model in place before the first command;
+    /// `--no-migrate`, `--read-only` and the inspecting commands read it with the model it was written with.
+    @Test func openMigratesAndInspectionReadsWithTheModelTheDocumentWasWrittenWith() throws {
+        let (_, document, good, bad) = try Self.setUp()
+        let before = try Data(contentsOf: document)
+        let dump = try Docutil.run(["dump", document.path, "--model", good.path, "--entity", "Book"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(!dump.stdout.contains("edition"))
+        #expect(dump.stderr.contains("not with the model given: read with the model it was written with"))
+        let readOnly = try Docutil.run(["open", document.path, "--model", good.path, "--read-only", "-c", "status"])
+        #expect(readOnly.status == 0, "\(readOnly.stderr)")
+        #expect(readOnly.stderr.contains("a document opened read-only is not migrated"))
+        let notMigrating = try Docutil.run([
+            "open", document.path, "--model", good.path, "--no-migrate", "-c", "status",
+        ])
+        #expect(notMigrating.status == 0, "\(notMigrating.stderr)")
+        #expect(notMigrating.stderr.contains("migration is off"))
+        let refused = try Docutil.run(["open", document.path, "--model", bad.path, "-c", "status"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("Book.barcode: is new, required and has no default value"))
+        #expect(try Data(contentsOf: document) == before)
+
+        let migrated = try Docutil.run([
+            "open", document.path, "--model", good.path, "-c", "list Book", "--format", "json",
+        ])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(
+            migrated.stderr.contains("migrated in place from the document's own model (embedded) to the model given"))
+        #expect(migrated.stdout.contains(#""edition":1"#) || migrated.stdout.contains(#""edition": 1"#))
+        let after = try Docutil.run(["migrate", document.path, "--model", good.path, "--dry-run"])
+        #expect(after.stdout.contains("already uses this model"))
+    }
 }

@@ -289,4 +289,41 @@ struct RealMigrationTests {
             #expect(keys.isSubset(of: expected[change.a.entityName] ?? []), "\(change.a): \(keys)")
         }
     }
+
+    /// Apple's CareKit 2.0 sample store opened with the 2.1 model: read with its own model when read-only; refused
+    /// (every reason) when opened to write without a mapping model; migrated in place with CareKit's.
+    @Test func openingCareKitsSampleStoreWithTheNewerModel() throws {
+        let source = try Fixtures.copySQLiteStore("sqlite/carekit-apple__CareKit__SampleStore2.0.sqlite")
+        let modelURL = Fixtures.real(
+            "xcdatamodel/carekit-apple__CareKit__CareKitStore__CareKitStore__CoreData__CareKitStore.xcdatamodeld__CareKitStore2.1.xcdatamodel__contents.xml"
+        )
+        let model = try ModelLoader.load(from: modelURL).model
+        let before = try Data(contentsOf: source)
+
+        let inspected = try DocumentStack.open(source, model: modelURL)
+        #expect(inspected.modelSource == "written")
+        #expect(inspected.warnings.contains { $0.contains("the document's own model (Z_MODELCACHE)") })
+        #expect(try inspected.context.count(for: FetchRequest(entityName: "OCKCDTask")) == 3)
+        inspected.store.close()
+
+        let error = try #require(throws: DocumentError.self) {
+            try PersistentDocument(contentsOf: source, model: model)
+        }
+        #expect(error.code == .badData)
+        #expect(error.message.contains("OCKCDNote.task: changes from to-many to to-one"))
+        #expect(try Data(contentsOf: source) == before)
+
+        let mapping = Fixtures.real("xmlstore/carekit-apple__CareKit__2.0_2.1_Mapping.xcmappingmodel__xcmapping.xml")
+        let document = try PersistentDocument(
+            contentsOf: source, model: model, migration: DocumentMigrationOptions(mappingModel: mapping))
+        #expect(document.migratedFrom == "the document's own model (Z_MODELCACHE)")
+        #expect(document.warnings.contains { $0.contains("OCKStoreMigration2_0To2_1Policy, which is not registered") })
+        #expect(try document.managedObjectContext.count(for: FetchRequest(entityName: "OCKCDTask")) == 3)
+        #expect(try document.managedObjectContext.count(for: FetchRequest(entityName: "OCKCDOutcome")) == 3)
+        try document.close()
+        let reopened = try PersistentDocument(contentsOf: source, model: model)
+        #expect(reopened.migratedFrom == nil)
+        #expect(reopened.modelSource == "given")
+        try reopened.close()
+    }
 }
