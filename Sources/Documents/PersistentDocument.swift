@@ -119,45 +119,47 @@ open class PersistentDocument {
         // rename-based save would succeed in a writable folder and quietly drop the file's protection).
         let writable = access(storeURL.path, W_OK) == 0
         var chosen: (model: ManagedObjectModel, source: String, warnings: [String])
-        var pendingMigration: (source: ManagedObjectModel, description: String, warnings: [String])?
         if let model {
             chosen = (model, "given", [])
-            if let storeType = type.storeType {
-                switch try Self.writtenModel(of: storeURL, type: storeType, model: model, migration: migration) {
-                case .current:
-                    break
-                case .unknown:
-                    chosen.warnings.append(
-                        "the model's version hashes differ from the document's, and the model it was written with is not known (it carries none, and no version given has its hashes): read with the model given, where its values fit"
-                    )
-                case .other(let source, let description, let warnings):
-                    let hasAutosave =
-                        try AutosaveJournal.info(
-                            at: AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url))) != nil
-                    let why: String? =
-                        if !migration.migrates {
-                            "migration is off"
-                        } else if readOnly || !type.isWritable
-                            || !writable
-                        {
-                            "a document opened read-only is not migrated"
-                        } else if hasAutosave {
-                            "not migrated while an autosaved version is there: recover or discard it, save, and open again to migrate"
-                        } else { nil }
-                    if let why {
-                        chosen = (
-                            source, "written",
-                            warnings + [
-                                "it was written with \(description), not with the model given: read with the model it was written with (\(why))"
-                            ]
-                        )
-                    } else {
-                        pendingMigration = (source, description, warnings)
-                    }
-                }
-            }
         } else {
             chosen = try Self.managedObjectModel(for: storeURL, ofType: type)
+        }
+        // A model that is not the document's own (given, or an app's from the hook) may not be the one it was
+        // written with: then it is migrated (below, under the lock) or read with the one it was written with.
+        var pendingMigration: (source: ManagedObjectModel, description: String, warnings: [String])?
+        if let storeType = type.storeType, !["embedded", "Z_MODELCACHE", "inferred"].contains(chosen.source) {
+            switch try Self.writtenModel(of: storeURL, type: storeType, model: chosen.model, migration: migration) {
+            case .current:
+                break
+            case .unknown:
+                chosen.warnings.append(
+                    "the model's version hashes differ from the document's, and the model it was written with is not known (it carries none, and no version given has its hashes): read with the model given, where its values fit"
+                )
+            case .other(let source, let description, let warnings):
+                let hasAutosave =
+                    try AutosaveJournal.info(
+                        at: AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url))) != nil
+                let why: String? =
+                    if !migration.migrates {
+                        "migration is off"
+                    } else if readOnly || !type.isWritable || !writable {
+                        "a document opened read-only is not migrated"
+                    } else if hasAutosave {
+                        "not migrated while an autosaved version is there: recover or discard it, save, and open again to migrate"
+                    } else {
+                        nil
+                    }
+                if let why {
+                    chosen = (
+                        source, "written",
+                        chosen.warnings + warnings + [
+                            "it was written with \(description), not with the model given: read with the model it was written with (\(why))"
+                        ]
+                    )
+                } else {
+                    pendingMigration = (source, description, warnings)
+                }
+            }
         }
         coordinator = PersistentStoreCoordinator(model: chosen.model)
         managedObjectContext = ManagedObjectContext(coordinator: coordinator)
@@ -280,7 +282,9 @@ open class PersistentDocument {
 
     /// The model for a document at `url` (called when none is given): by default the model it carries (embedded in
     /// its metadata, or its Z_MODELCACHE), or one inferred from an Apple XML store. Returns where it came from and
-    /// warnings. Override to give an app's model.
+    /// warnings. Override to give an app's model (with a source of your own, such as `app`): a document written with
+    /// another version of it is then migrated, or read with that version, as for a model given to
+    /// ``init(contentsOf:ofType:model:readOnly:program:importOptions:migration:)``.
     open class func managedObjectModel(for url: URL, ofType type: DocumentType) throws(DocumentError) -> (
         model: ManagedObjectModel, source: String, warnings: [String]
     ) {

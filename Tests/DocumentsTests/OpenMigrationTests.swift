@@ -167,4 +167,32 @@ import Testing
         try document.close()
         #expect(try Data(contentsOf: source) == before)
     }
+
+    /// An app's document class gives its model from the hook, as NSPersistentDocument apps do: a document written
+    /// with the earlier version is migrated to it too.
+    @Test func anAppsModelFromTheHookMigratesToo() throws {
+        let (_, new, _, source, _) = try MigrationTests.versionOneStore(type: "Binary")
+        let document = try LibraryDocument(contentsOf: source)
+        #expect(document.migratedFrom == "the document's own model (embedded)")
+        #expect(document.modelSource == "app")
+        #expect(document.coordinator.model.entityVersionHashes == new.entityVersionHashes)
+        #expect(try Self.writers(document.managedObjectContext).count == 2)
+        try document.close()
+    }
 }
+
+/// An app's document class with its own model (version 2 of ``MigrationTests``' model).
+final class LibraryDocument: PersistentDocument {
+    static let appModel = Result { try MigrationSupport.model(MigrationTests.version2) }
+
+    override class func managedObjectModel(for url: URL, ofType type: DocumentType) throws(DocumentError) -> (
+        model: ManagedObjectModel, source: String, warnings: [String]
+    ) {
+        do {
+            return (try appModel.get(), "app", [])
+        } catch {
+            throw DocumentError(.badData, "the app's model: \(error)")
+        }
+    }
+}
+
