@@ -32,7 +32,10 @@ struct Migrate: ParsableCommand {
     @Option(help: "Write the migrated document here instead of in place.")
     var out: String?
 
-    @Option(help: "The store type to write with --out: xml, binary or sqlite (default: by OUT's extension).")
+    @Option(
+        help:
+            "The store type to write with --out: xml, binary or sqlite (default: by OUT's extension, else the document's own type)."
+    )
     var to: Convert.Target?
 
     @Flag(help: "Replace OUT if it exists.")

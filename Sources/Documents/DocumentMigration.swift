@@ -61,11 +61,15 @@ public enum DocumentMigration {
         }
         var outputType = storeType
         if let output {
-            guard let named = DocumentStack.type(forName: type, url: output) else {
-                throw DocumentError(
-                    .refused, "\(output.path): say which store type to write with --to (xml, binary or sqlite)")
+            if let type {
+                guard let named = DocumentStack.type(forName: type, url: output) else {
+                    throw DocumentError(.refused, "unknown store type '\(type)' (xml, binary or sqlite)")
+                }
+                outputType = named
+            } else {
+                // The output's extension, else the document's own type.
+                outputType = DocumentStack.type(forName: nil, url: output) ?? storeType
             }
-            outputType = named
             try DocumentStack.checkOutput(output, force: force)
         } else if let type {
             guard let named = DocumentStack.type(forName: type, url: url), named == storeType else {

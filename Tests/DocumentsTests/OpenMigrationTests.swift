@@ -195,4 +195,3 @@ final class LibraryDocument: PersistentDocument {
         }
     }
 }
-

@@ -326,4 +326,52 @@ struct RealMigrationTests {
         #expect(reopened.modelSource == "given")
         try reopened.close()
     }
+
+    /// CoreDataPlus's V2→V3 mapping model with the SampleModel2 and SampleModel3 versions it was made for, on a
+    /// SampleModel2 store in each store type: checked object by object (its policy, which makes Maker objects from
+    /// the cars' maker names, is not registered: the default behaviour runs, and Maker stays empty).
+    @Test(arguments: ["SQLite", "XML", "Binary"])
+    func mappingModelMigrationOfCoreDataPlusSampleModel(type: String) throws {
+        let prefix = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld__"
+        let old = try Self.model(prefix, "SampleModel2")
+        let folder = try Fixtures.temporaryDirectory()
+        let source = folder.appendingPathComponent("old.store")
+        try MigrationSupport.writeStore(old, type: type, at: source, objects: Self.objects(for: old))
+        let model = folder.appendingPathComponent("SampleModel3.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Fixtures.real("xcdatamodel/\(prefix)SampleModel3.xcdatamodel__contents.xml"),
+            to: model.appendingPathComponent("contents"))
+        let mapping = Fixtures.real(
+            "xmlstore/alemar11__CoreDataPlus__Tests__Resources__SampleModel__MappingModels__V2toV3.xcmappingmodel__xcmapping.xml"
+        )
+        let before = try MigrationSupport.contents(of: source)
+        let output = folder.appendingPathComponent("new.store")
+        let report = try DocumentMigration.migrate(source, model: model, mapping: mapping, output: output)
+        #expect(report.sourceModelDescription == "the document's own model (embedded)")
+        #expect(
+            report.warnings.contains {
+                $0.contains(
+                    "names the migration policy class REPLACE_AT_RUNTIME.V2to3MakerPolicy, which is not registered")
+            })
+        let after = try MigrationSupport.contents(of: output)
+        #expect(Set(after.keys) == Set(before.keys))
+        for (uri, old) in before {
+            let new = try #require(after[uri])
+            let entity = String(uri.prefix { $0 != "/" })
+            for (key, value) in old where key != "maker" {
+                #expect(new[key] == value, "\(uri).\(key)")
+            }
+            if entity == "Person" {
+                // previousCars ← the destinations of the person's cars.
+                #expect(new["previousCars"] == old["cars"], "\(uri)")
+            } else {
+                // Every car: previousOwners ← its owner (through PersonToPerson); maker dropped; createdBy new.
+                #expect(new["maker"] == nil)
+                #expect(new["previousOwners"] == "[\(old["owner"] ?? "")]", "\(uri)")
+                #expect(new["createdBy"] == "nil", "\(uri)")
+            }
+        }
+        #expect(!after.keys.contains { $0.hasPrefix("Maker/") })
+    }
 }
