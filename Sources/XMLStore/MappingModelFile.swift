@@ -77,7 +77,8 @@ public struct MappingModelFile: Sendable {
     /// Reads a mapping model.
     /// - Parameter url: an `.xcmappingmodel` folder, or the `xcmapping.xml` file in one.
     /// - Throws: ``StoreError``: `notFound` for a missing file, `corrupt` for a file that is not a mapping model or
-    ///   holds something docutil does not read (named, with the line).
+    ///   holds something docutil does not read (named, with the line), `unsupported` for a compiled mapping model
+    ///   (`.cdm`).
     public init(url: URL) throws(StoreError) {
         var file = url
         var isDirectory: ObjCBool = false
@@ -87,7 +88,13 @@ public struct MappingModelFile: Sendable {
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw StoreError(.notFound, path: file.path, "no such file (a mapping model is an .xcmappingmodel folder)")
         }
-        let raw = try XMLStoreReader(path: file.path).read(try XMLStoreFile.contents(of: file))
+        let contents = try XMLStoreFile.contents(of: file)
+        if file.pathExtension.lowercased() == "cdm" || contents.starts(with: Data("bplist".utf8)) {
+            throw StoreError(
+                .unsupported, path: file.path,
+                "a compiled mapping model (.cdm) is not read yet: give the Xcode .xcmappingmodel it was compiled from")
+        }
+        let raw = try XMLStoreReader(path: file.path).read(contents)
         self.url = file
         var reader = Reader(raw: raw, path: file.path)
         let parsed = try reader.read()

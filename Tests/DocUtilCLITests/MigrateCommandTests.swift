@@ -69,6 +69,13 @@ import Testing
         #expect(result.stderr.contains("Book.barcode: is new, required and has no default value"))
         #expect(try Data(contentsOf: document) == before)
         #expect(!FileManager.default.fileExists(atPath: document.path + ".new.xml"))
+        // A compiled mapping model is refused as such (69), not misread as a broken XML file.
+        let compiled = document.deletingLastPathComponent().appendingPathComponent("Map.cdm")
+        try Data("bplist00\u{D1}".utf8).write(to: compiled)
+        let cdm = try Docutil.run(["migrate", document.path, "--model", bad.path, "--mapping", compiled.path])
+        #expect(cdm.status == 69)
+        #expect(cdm.stderr.contains("a compiled mapping model (.cdm) is not read yet"))
+        #expect(try Data(contentsOf: document) == before)
         let diff = try Docutil.run(["diff", document.path, bad.path])
         #expect(diff.status == 1)
         #expect(diff.stdout.contains("lightweight migration from A to B: not possible"))
