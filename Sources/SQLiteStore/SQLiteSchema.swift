@@ -74,18 +74,8 @@ final class SQLiteSchema {
         self.model = model
         try Self.checkNames(model)
         // Entity numbers: a pre-order walk, roots alphabetical, each followed by its sub-entities.
-        var counter: Int64 = 0
         var assigned: [String: Int64] = [:]
-        func walk(_ name: String) {
-            counter += 1
-            assigned[name] = counter
-            for sub in model.subentities(of: name).sorted(by: ManagedObjectModel.codePointOrder) { walk(sub) }
-        }
-        for root in model.entities.filter({ $0.parentName == nil }).map(\.name).sorted(
-            by: ManagedObjectModel.codePointOrder)
-        {
-            walk(root)
-        }
+        for (index, name) in Self.preOrder(model).enumerated() { assigned[name] = Int64(index + 1) }
         let finalNumbers = numbers ?? assigned
         for entity in model.entities {
             let root = model.rootEntity(of: entity.name)
@@ -98,6 +88,22 @@ final class SQLiteSchema {
             entityByNumber[number] = entity.name
         }
         buildTables()
+    }
+
+    /// The model's entity names in Core Data's numbering order: a pre-order walk, roots alphabetical (code points),
+    /// each followed by its sub-entities.
+    static func preOrder(_ model: ManagedObjectModel) -> [String] {
+        var order: [String] = []
+        var stack = model.entities.filter { $0.parentName == nil }.map(\.name).sorted(
+            by: ManagedObjectModel.codePointOrder
+        ).reversed().map { $0 }
+        var visited: Set<String> = []
+        while let name = stack.popLast() {
+            guard visited.insert(name).inserted else { continue }
+            order.append(name)
+            stack += model.subentities(of: name).sorted(by: ManagedObjectModel.codePointOrder).reversed()
+        }
+        return order
     }
 
     /// Whether a name from a model can become part of SQL identifiers: letters, digits and `_`, not starting with a

@@ -9,6 +9,7 @@ extension SQLiteStore {
         do throws(SQLiteStoreError) {
             try database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteStoreError) {
+                try addPendingPrimaryKeyRows(for: entityName)
                 guard
                     case .integer(let current)? = try database.query(
                         "SELECT IFNULL(Z_MAX, 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)]
@@ -58,6 +59,9 @@ extension SQLiteStore {
                 if try !deleteRow(deletion) {
                     conflicts.append(try conflict(deletion.objectID, deletion.expectedVersion))
                 }
+            }
+            if !pendingPrimaryKeyRows.isEmpty {
+                for name in Set(request.inserted.map(\.objectID.entityName)) { try addPendingPrimaryKeyRows(for: name) }
             }
             for snapshot in request.inserted { try insertRow(snapshot) }
             for update in request.updated {

@@ -27,6 +27,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var model: ManagedObjectModel!
     /// The INSERT statement of each entity, with its number of value columns (made once per entity).
     var insertSQL: [String: (sql: String, columns: Int)] = [:]
+    /// Entities of the model that have no `Z_PRIMARYKEY` row yet (added to the model after the store was made),
+    /// with the number and parent number given them: the row is added by the first save that inserts one, as Core
+    /// Data does.
+    var pendingPrimaryKeyRows: [String: (number: Int64, superNumber: Int64)] = [:]
     private var isNew: Bool
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.
@@ -290,8 +294,12 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 isNew = false
             } else {
                 var numbers: [String: Int64] = [:]
+                var rowNames: [String: Int64] = [:]
                 for row in try database.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
-                    if case .integer(let ent) = row[0], case .text(let name) = row[1] { numbers[name] = ent }
+                    if case .integer(let ent) = row[0], case .text(let name) = row[1] {
+                        numbers[name] = ent
+                        rowNames[name] = ent
+                    }
                 }
                 var seen: [Int64: String] = [:]
                 for (name, number) in numbers where model.entity(named: name) != nil {
@@ -301,12 +309,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                             "Z_PRIMARYKEY gives entities \(other) and \(name) the same number \(number)")
                     }
                 }
-                let missing = model.entities.map(\.name).filter { numbers[$0] == nil }
-                if !missing.isEmpty {
-                    throw StoreError(
-                        .incompatibleModel, path: description.url?.path,
-                        "the store has no entities \(missing.joined(separator: ", ")) of the model (Z_PRIMARYKEY)")
-                }
+                pendingPrimaryKeyRows = [:]
+                numbers = try numbersForMissingEntities(numbers, rowNames: rowNames, claimed: seen)
                 schema = try SQLiteSchema(model: model, numbers: numbers)
                 insertSQL = [:]
                 try schema.reconcile(with: database)
@@ -315,6 +319,52 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 }
                 try checkColumns()
             }
+        }
+    }
+
+    /// Numbers for the model's entities that `Z_PRIMARYKEY` does not name. An entity whose renaming identifier is
+    /// the name of a row no entity of the model claims is that row's entity, renamed by a migration (Core Data keeps
+    /// the row's old name). Any other is new: it gets the next free number (in the model's order), and its row is
+    /// added when an object of it is first saved.
+    private func numbersForMissingEntities(
+        _ found: [String: Int64], rowNames: [String: Int64], claimed: [Int64: String]
+    ) throws(StoreError) -> [String: Int64] {
+        var numbers = found
+        var claimed = claimed
+        let order = SQLiteSchema.preOrder(model)
+        var next = (rowNames.values.max() ?? 0) + 1
+        var added: [String] = []
+        for name in order where numbers[name] == nil {
+            if let old = model.entity(named: name)?.renamingIdentifier, model.entity(named: old) == nil,
+                let number = rowNames[old], claimed[number] == nil
+            {
+                numbers[name] = number
+                claimed[number] = name
+                continue
+            }
+            numbers[name] = next
+            claimed[next] = name
+            added.append(name)
+            next += 1
+        }
+        for name in added {
+            let parent = model.entity(named: name)?.parentName
+            pendingPrimaryKeyRows[name] = (numbers[name] ?? 0, parent.flatMap { numbers[$0] } ?? 0)
+        }
+        return numbers
+    }
+
+    /// Adds the `Z_PRIMARYKEY` rows of `entityName` and its ancestors that the store lacks, inside the caller's
+    /// transaction.
+    func addPendingPrimaryKeyRows(for entityName: String) throws(SQLiteStoreError) {
+        var name: String? = entityName
+        while let current = name {
+            if let row = pendingPrimaryKeyRows[current] {
+                try database.run(
+                    "INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                    [.integer(row.number), .text(current), .integer(row.superNumber)])
+            }
+            name = model.entity(named: current)?.parentName
         }
     }
 
