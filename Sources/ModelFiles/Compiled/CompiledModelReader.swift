@@ -184,6 +184,10 @@ struct CompiledModelReader {
         }
         attribute.allowsExternalBinaryDataStorage =
             try archive.scalar(p["NSAllowsExternalBinaryDataStorage"])?.boolean ?? false
+        // Bit 0x10 of the flags is Xcode's "preserve after deletion" (the only flag any fixture sets).
+        if let flags = try archive.scalar(p["NSFlagsKey"])?.integer {
+            attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
+        }
         if case .string? = try archive.resolve(p["NSDerivationExpression"])?.value {
             attribute.derivationExpression = try archive.string(p["NSDerivationExpression"])
         }
@@ -220,7 +224,7 @@ struct CompiledModelReader {
         }
         // NSUIntegerMax (archived as -1) means unbounded, as 0 does.
         let storedMax = try archive.scalar(p["NSMaxCount"])?.integer ?? 1
-        let maxCount = storedMax < 0 ? 0 : Int(storedMax)
+        let maxCount = storedMax < 0 ? -1 : Int(clamping: storedMax)
         let minCount = Int(try archive.scalar(p["NSMinCount"])?.integer ?? 0)
         let ruleCode = Int(try archive.scalar(p["NSDeleteRule"])?.integer ?? 1)
         guard let rule = DeleteRule(rawValue: ruleCode) else {

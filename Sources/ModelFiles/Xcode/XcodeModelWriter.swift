@@ -72,7 +72,11 @@ public enum XcodeModelWriter {
             if r.isToMany { a.append(("toMany", "YES")) }
             if r.isOrdered { a.append(("ordered", "YES")) }
             if r.minCount != 0 { a.append(("minCount", String(r.minCount))) }
-            if !r.isToMany || r.maxCount != 0 { a.append(("maxCount", String(r.maxCount))) }
+            if r.writesUnboundedAsMinusOne {
+                a.append(("maxCount", "-1"))
+            } else if !r.isToMany || r.maxCount != 0 {
+                a.append(("maxCount", String(r.maxCount)))
+            }
             a.append(("deletionRule", r.deleteRule.xcodeName))
             a.append(("destinationEntity", r.destinationEntityName))
             if let inverse = r.inverseName {

@@ -47,6 +47,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var minCount: Int
     /// The most objects (0 = unbounded); 1 for a to-one relationship.
     public var maxCount: Int
+    /// Whether the model file gave the unbounded maximum as -1 (`NSUIntegerMax`) instead of 0: the same meaning,
+    /// but a different version hash, so it is kept.
+    public var writesUnboundedAsMinusOne = false
     /// What deleting the source does to the destination.
     public var deleteRule: DeleteRule
     /// Whether the relationship may be nil (to-one) or empty (to-many).
@@ -75,7 +78,8 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.isToMany = toMany
         self.isOrdered = toMany && ordered
         self.minCount = minCount
-        self.maxCount = toMany ? (maxCount ?? 0) : 1
+        self.maxCount = toMany ? max(maxCount ?? 0, 0) : 1
+        self.writesUnboundedAsMinusOne = toMany && (maxCount ?? 0) < 0
         self.deleteRule = deleteRule
         self.isOptional = isOptional
         self.isTransient = isTransient
