@@ -25,11 +25,27 @@ struct Dump: ParsableCommand {
             "Show stored values that do not fit their attributes as they are (with a warning each) instead of failing.")
     var lenient = false
 
+    @Flag(
+        help:
+            "List the persistent-history transactions and their changes (a SQLite store that tracks history) instead of the objects."
+    )
+    var history = false
+
     @OptionGroup var options: DocumentOptions
+
+    func validate() throws {
+        if history && (entity != nil || format == .csv) {
+            throw ValidationError("--history lists transactions: it takes --format json or text, not --entity or csv")
+        }
+    }
 
     func run() throws {
         try reportingErrors {
             let opened = try options.open(document, lenient: lenient)
+            if history {
+                try Self.writeHistory(of: opened, path: document, format: format)
+                return
+            }
             defer { DocumentOptions.reportValueWarnings(opened, path: document) }
             let names =
                 try entity.map { name -> [String] in
@@ -69,5 +85,52 @@ struct Dump: ParsableCommand {
             }
             output.write(Data(stream.end().utf8))
         }
+    }
+
+    /// `--history`: each transaction (number, time, bundle, process, author, context) and its changes.
+    static func writeHistory(of opened: OpenedDocument, path: String, format: ObjectFormat) throws {
+        guard let transactions = try opened.persistentHistory() else {
+            throw DocumentError(
+                .badData, "\(path): the document does not track persistent history (no ATRANSACTION/ACHANGE tables)")
+        }
+        var output = ""
+        let dates = ISO8601DateFormatter()
+        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        switch format {
+        case .json:
+            let items = transactions.map { transaction in
+                JSONValue.object([
+                    ("number", .int(transaction.number)),
+                    ("timestamp", .optional(transaction.timestamp.map { dates.string(from: $0) })),
+                    ("author", .optional(transaction.author)), ("bundleID", .optional(transaction.bundleID)),
+                    ("contextName", .optional(transaction.contextName)),
+                    ("processID", .optional(transaction.processID)),
+                    (
+                        "changes",
+                        .array(
+                            transaction.changes.map {
+                                .object([("type", .string($0.type)), ("object", .string($0.object.uriString))])
+                            })
+                    ),
+                ])
+            }
+            output =
+                JSONValue.object([("formatVersion", .int(1)), ("transactions", .array(items))]).serialized() + "\n"
+        case .text, .csv:
+            for transaction in transactions {
+                var head = "transaction \(transaction.number)"
+                if let timestamp = transaction.timestamp { head += " at \(dates.string(from: timestamp))" }
+                for (label, value) in [
+                    ("bundle", transaction.bundleID), ("process", transaction.processID),
+                    ("author", transaction.author), ("context", transaction.contextName),
+                ] {
+                    if let value { head += " \(label) \(value)" }
+                }
+                output += head + ": \(transaction.changes.count) change(s)\n"
+                for change in transaction.changes { output += "  \(change.type) \(change.object.uriString)\n" }
+            }
+            output += "\(transactions.count) transaction(s)\n"
+        }
+        FileHandle.standardOutput.write(Data(output.utf8))
     }
 }

@@ -63,6 +63,16 @@ struct Info: ParsableCommand {
                     ("shm", .bool(FileManager.default.fileExists(atPath: url.path + "-shm"))),
                 ]
                 extra.append(("wal", JSONValue.object(walMembers)))
+                // Apple's persistent history (NSPersistentHistoryTrackingKey): docutil's saves append to it too.
+                extra.append(
+                    (
+                        "persistentHistory",
+                        file.history.map {
+                            JSONValue.object([
+                                ("transactions", .int(Int64($0.transactions))), ("changes", .int(Int64($0.changes))),
+                            ])
+                        } ?? .null
+                    ))
             } else {
                 let opened = try options.open(url.path)
                 storeType = opened.storeType

@@ -6,9 +6,17 @@ import ObjectGraph
 /// `DOCUTIL_CMP(op, options, a, b)` runs a predicate comparison; collations `DOCUTIL_CI` and `DOCUTIL_LS` order
 /// strings case-insensitively and as the Finder does.
 enum SQLiteFunctions {
-    static func register(on handle: OpaquePointer?) {
+    static func register(on handle: OpaquePointer?, triggerEffects: TriggerEffects) {
         sqlite3_create_function_v2(
             handle, "DOCUTIL_CMP", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, docutilCompare, nil, nil, nil)
+        // Apple's derived-attribute triggers (`Z_DA_…`) report each row they change through these; without them any
+        // write to a table with such a trigger fails. The rows are noted so that the objects are read again.
+        let effects = Unmanaged.passUnretained(triggerEffects).toOpaque()
+        for name in [
+            "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+        ] {
+            sqlite3_create_function_v2(handle, name, 5, SQLITE_UTF8, effects, derivedAttributeTrigger, nil, nil, nil)
+        }
         sqlite3_create_collation_v2(handle, "DOCUTIL_CI", SQLITE_UTF8, nil, caseInsensitiveCollation, nil)
         sqlite3_create_collation_v2(handle, "DOCUTIL_LS", SQLITE_UTF8, nil, localizedStandardCollation, nil)
     }
@@ -33,6 +41,22 @@ enum SQLiteFunctions {
         guard let bytes, length > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
     }
+}
+
+/// The rows Apple's derived-attribute triggers changed during a save: (entity number, primary key).
+final class TriggerEffects: @unchecked Sendable {
+    var rows: [(entity: Int64, key: Int64)] = []
+}
+
+/// `NSCoreDataDATrigger…AffectedObjectValue(table, Z_ENT, Z_PK, property, value)`: notes the row, returns NULL.
+private func derivedAttributeTrigger(
+    _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    if let arguments, count == 5, let pointer = sqlite3_user_data(context) {
+        let effects = Unmanaged<TriggerEffects>.fromOpaque(pointer).takeUnretainedValue()
+        effects.rows.append((sqlite3_value_int64(arguments[1]), sqlite3_value_int64(arguments[2])))
+    }
+    sqlite3_result_null(context)
 }
 
 private func docutilCompare(

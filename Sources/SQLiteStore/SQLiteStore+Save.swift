@@ -53,6 +53,7 @@ extension SQLiteStore {
         } catch {
             throw storeError(error)
         }
+        triggerEffects.rows.removeAll()
         var conflicts: [SaveConflict] = []
         do throws(SQLiteStoreError) {
             for deletion in request.deleted {
@@ -83,6 +84,7 @@ extension SQLiteStore {
                         "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?",
                         [.integer(key), .integer(root)])
                 }
+                if let historyTables { try appendHistory(request, tables: historyTables) }
                 try writeMetadata()
             }
         } catch {
@@ -95,12 +97,22 @@ extension SQLiteStore {
                 .conflict, path: description.url?.path,
                 "\(conflicts.count) object(s) changed in the store since they were read", conflicts: conflicts)
         }
-        return Transaction(database: database, path: description.url?.path)
+        // Objects the store's triggers changed (values the save did not write): read again after it.
+        var changedByStore: [ManagedObjectID] = []
+        var seen = Set<ManagedObjectID>()
+        for row in triggerEffects.rows {
+            guard let name = schema.entityByNumber[row.entity] else { continue }
+            let id = ManagedObjectID(entityName: name, storeIdentifier: identifier, primaryKey: row.key)
+            if seen.insert(id).inserted { changedByStore.append(id) }
+        }
+        triggerEffects.rows.removeAll()
+        return Transaction(database: database, path: description.url?.path, objectsChangedByStore: changedByStore)
     }
 
     struct Transaction: StoreTransaction {
         let database: SQLiteDatabase
         let path: String?
+        let objectsChangedByStore: [ManagedObjectID]
         func commit() throws(StoreError) {
             do {
                 try database.execute("COMMIT")

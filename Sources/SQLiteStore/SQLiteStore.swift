@@ -31,6 +31,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// with the number and parent number given them: the row is added by the first save that inserts one, as Core
     /// Data does.
     var pendingPrimaryKeyRows: [String: (number: Int64, superNumber: Int64)] = [:]
+    /// Rows the store's own triggers (Apple's derived attributes) changed during the save being prepared.
+    let triggerEffects = TriggerEffects()
+    /// The persistent-history tables, when the store tracks history.
+    var historyTables: HistoryTables?
     private var isNew: Bool
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.
@@ -159,7 +163,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         } else {
             identifier = description.options["storeIdentifier"] ?? UUID().uuidString
         }
-        SQLiteFunctions.register(on: database.handle)
+        SQLiteFunctions.register(on: database.handle, triggerEffects: triggerEffects)
     }
 
     deinit {
@@ -318,6 +322,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
                 }
                 try checkColumns()
+                historyTables = try findHistoryTables()
             }
         }
     }
@@ -332,7 +337,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         var numbers = found
         var claimed = claimed
         let order = SQLiteSchema.preOrder(model)
-        var next = (rowNames.values.max() ?? 0) + 1
+        // Apple numbers its own bookkeeping entities (persistent history) from 16001: model entities stay below.
+        var next = (rowNames.values.filter { $0 < 16_000 }.max() ?? 0) + 1
         var added: [String] = []
         for name in order where numbers[name] == nil {
             if let old = model.entity(named: name)?.renamingIdentifier, model.entity(named: old) == nil,

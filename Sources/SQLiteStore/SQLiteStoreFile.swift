@@ -15,6 +15,9 @@ public struct SQLiteStoreFile: Sendable {
     public var modelCache: Data?
     /// Row counts by entity name (rows whose `Z_ENT` is exactly that entity).
     public var entityCounts: [String: Int]
+    /// The persistent-history transactions and changes the store holds (`nil` when it does not track history:
+    /// no `ATRANSACTION` and `ACHANGE` tables).
+    public var history: (transactions: Int, changes: Int)?
 
     /// Whether the file at `url` is a regular file that starts with the SQLite header (a FIFO or device is never
     /// opened, so this never blocks).
@@ -75,6 +78,13 @@ public struct SQLiteStoreFile: Sendable {
                 }
             }
             entityCounts = counting ? try Self.countRows(database) : [:]
+            if try database.hasTable("ATRANSACTION"), try database.hasTable("ACHANGE") {
+                let transactions = try database.query("SELECT COUNT(*) FROM ATRANSACTION").first?.first
+                let changes = try database.query("SELECT COUNT(*) FROM ACHANGE").first?.first
+                if case .integer(let t)? = transactions, case .integer(let c)? = changes {
+                    history = (Int(t), Int(c))
+                }
+            }
         } catch {
             throw SQLiteStoreError(error.code, path: path, error.message, resultCode: error.resultCode)
         }

@@ -28,6 +28,7 @@ extension ManagedObjectContext {
         try obtainPermanentIDs(for: insertedNow)
 
         var writeWhole = Set<ObjectIdentifier>()
+        var changedByStores: [ManagedObjectID] = []
         for attempt in 0..<4 {
             let changes: SaveChanges
             do {
@@ -37,7 +38,7 @@ extension ManagedObjectContext {
             }
             let conflicts: [SaveConflict]
             do {
-                conflicts = try persistentStoreCoordinator.save(changes)
+                (conflicts, changedByStores) = try persistentStoreCoordinator.save(changes)
             } catch {
                 throw .store(error)
             }
@@ -51,6 +52,11 @@ extension ManagedObjectContext {
         }
 
         finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, dropped: droppedNow)
+        // Objects a store changed by itself (Apple's derived-attribute triggers): their saved state is read again.
+        for id in changedByStores {
+            guard let object = registered[id], !object.isDeleted, !object.isFault else { continue }
+            try refresh(object, mergeChanges: true)
+        }
     }
 
     /// Marks written changes as saved: inserted objects are no longer new, changed ones take their new versions,

@@ -130,6 +130,14 @@ public protocol StoreTransaction {
     func commit() throws(StoreError)
     /// Abandons the prepared changes.
     func rollback()
+    /// Objects the store itself changed while writing the save, beyond what it was asked to write (a SQLite store's
+    /// triggers maintaining Apple's derived attributes): contexts read them again after the save.
+    var objectsChangedByStore: [ManagedObjectID] { get }
+}
+
+extension StoreTransaction {
+    /// No object changes but those the save asked for.
+    public var objectsChangedByStore: [ManagedObjectID] { [] }
 }
 
 /// Everything an atomic store holds.

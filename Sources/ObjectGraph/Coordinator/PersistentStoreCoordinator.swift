@@ -298,8 +298,10 @@ public final class PersistentStoreCoordinator: Sendable {
     /// inside their own transaction (so no other process can write between the check and the write).
     /// - Returns: conflicts (objects whose stored version differs from the expected one) instead of saving, when
     ///   there are any.
-    func save(_ changes: SaveChanges) throws(StoreError) -> [SaveConflict] {
-        try state.withLock { (state) throws(StoreError) -> [SaveConflict] in
+    func save(_ changes: SaveChanges) throws(StoreError) -> (
+        conflicts: [SaveConflict], changedByStores: [ManagedObjectID]
+    ) {
+        try state.withLock { (state) throws(StoreError) -> ([SaveConflict], [ManagedObjectID]) in
             var conflicts: [SaveConflict] = []
             for update in changes.updated {
                 guard let entry = state.entry(for: update.snapshot.objectID), !(entry.store is any IncrementalStore)
@@ -324,7 +326,7 @@ public final class PersistentStoreCoordinator: Sendable {
                             storedSnapshot: entry.objects[deletion.objectID]))
                 }
             }
-            if !conflicts.isEmpty { return conflicts }
+            if !conflicts.isEmpty { return (conflicts, []) }
 
             var prepared: [(StoreEntry, any StoreTransaction, () -> Void)] = []
             do throws(StoreError) {
@@ -343,19 +345,22 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
             } catch {
                 for (_, transaction, _) in prepared { transaction.rollback() }
-                if error.code == .conflict && !error.conflicts.isEmpty { return error.conflicts }
+                if error.code == .conflict && !error.conflicts.isEmpty { return (error.conflicts, []) }
                 throw error
             }
+            var changedByStores: [ManagedObjectID] = []
             for (_, transaction, apply) in prepared {
                 try transaction.commit()
                 apply()
+                changedByStores += transaction.objectsChangedByStore
             }
             if !state.rowCache.isEmpty {
                 for snapshot in changes.inserted { state.rowCache[snapshot.objectID] = nil }
                 for update in changes.updated { state.rowCache[update.snapshot.objectID] = nil }
                 for deletion in changes.deleted { state.rowCache[deletion.objectID] = nil }
+                for id in changedByStores { state.rowCache[id] = nil }
             }
-            return []
+            return ([], changedByStores)
         }
     }
 }

@@ -1,0 +1,181 @@
+public import Foundation
+public import ObjectGraph
+
+/// Apple's persistent history in a SQLite store (`NSPersistentHistoryTrackingKey`): the tables `ATRANSACTION`,
+/// `ACHANGE` and `ATRANSACTIONSTRING`, numbered 16002, 16001 and 16003 in `Z_PRIMARYKEY`. A store that has them keeps
+/// them up to date: every save appends one transaction, with one change per inserted, updated and deleted object.
+struct HistoryTables: Sendable {
+    /// `Z_ENT` of the change rows.
+    var change: Int64
+    /// `Z_ENT` of the transaction rows.
+    var transaction: Int64
+    /// `Z_ENT` of the string rows.
+    var string: Int64
+
+    /// `ACHANGE.ZCHANGETYPE`: `NSPersistentHistoryChangeType`.
+    enum ChangeType: Int64 {
+        case insert = 0
+        case update = 1
+        case delete = 2
+    }
+}
+
+extension SQLiteStore {
+    /// The history tables of the store, when it has all three and their `Z_PRIMARYKEY` rows.
+    func findHistoryTables() throws(SQLiteStoreError) -> HistoryTables? {
+        for table in ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"] where !(try database.hasTable(table)) {
+            return nil
+        }
+        var numbers: [String: Int64] = [:]
+        for row in try database.query(
+            "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME IN ('CHANGE', 'TRANSACTION', 'TRANSACTIONSTRING')")
+        {
+            if case .text(let name) = row[0], case .integer(let number) = row[1] { numbers[name] = number }
+        }
+        guard let change = numbers["CHANGE"], let transaction = numbers["TRANSACTION"],
+            let string = numbers["TRANSACTIONSTRING"]
+        else { return nil }
+        return HistoryTables(change: change, transaction: transaction, string: string)
+    }
+
+    /// Whether the store tracks persistent history.
+    public var tracksHistory: Bool { historyTables != nil }
+
+    /// Appends the save's transaction and changes, inside the save's SQL transaction.
+    func appendHistory(_ request: IncrementalSaveRequest, tables: HistoryTables) throws(SQLiteStoreError) {
+        var changes: [(HistoryTables.ChangeType, ManagedObjectID)] = []
+        changes += request.inserted.map { (.insert, $0.objectID) }
+        changes += request.updated.map { (.update, $0.snapshot.objectID) }
+        changes += request.deleted.map { (.delete, $0.objectID) }
+        guard !changes.isEmpty else { return }
+        let process = ProcessInfo.processInfo.processName
+        // Linux has no bundle identifier: the process name stands for it.
+        let bundle = try historyString(process, tables: tables)
+        let processID = try historyString(process, tables: tables)
+        let transaction = try nextHistoryKeys(tables.transaction, count: 1)
+        try database.run(
+            """
+            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZBUNDLEIDTS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(transaction), .integer(tables.transaction), .integer(bundle), .integer(processID),
+                .real(Date().timeIntervalSinceReferenceDate),
+            ])
+        var key = try nextHistoryKeys(tables.change, count: changes.count) - Int64(changes.count) + 1
+        for (type, id) in changes {
+            // The changed columns of an update (ZCOLUMNS) are left NULL: no fixture shows their encoding.
+            try database.run(
+                """
+                INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID) VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(key), .integer(tables.change), .integer(type.rawValue),
+                    .integer(schema.number(id.entityName)), .integer(id.primaryKey), .integer(transaction),
+                ])
+            key += 1
+        }
+    }
+
+    /// Raises the `Z_MAX` of a history row by `count`; returns the new maximum.
+    private func nextHistoryKeys(_ entity: Int64, count: Int) throws(SQLiteStoreError) -> Int64 {
+        guard
+            case .integer(let current)? = try database.query(
+                "SELECT IFNULL(Z_MAX, 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]
+            ).first?.first
+        else {
+            throw SQLiteStoreError(.malformed, path: database.path, "Z_PRIMARYKEY has no integer Z_MAX for \(entity)")
+        }
+        let (highest, overflow) = current.addingReportingOverflow(Int64(count))
+        guard current >= 0, !overflow else {
+            throw SQLiteStoreError(.malformed, path: database.path, "Z_PRIMARYKEY.Z_MAX of \(entity) is \(current)")
+        }
+        try database.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(highest), .integer(entity)])
+        return highest
+    }
+
+    /// The number of a name in `ATRANSACTIONSTRING`, added when new.
+    private func historyString(_ name: String, tables: HistoryTables) throws(SQLiteStoreError) -> Int64 {
+        if case .integer(let key)? = try database.query(
+            "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)]
+        ).first?.first {
+            return key
+        }
+        let key = try nextHistoryKeys(tables.string, count: 1)
+        try database.run(
+            "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (?, ?, ?)",
+            [.integer(key), .integer(tables.string), .text(name)])
+        return key
+    }
+
+    /// The number of persistent-history transactions the store holds (`nil` when it does not track history).
+    public func historyTransactionCount() throws(StoreError) -> Int? {
+        guard historyTables != nil else { return nil }
+        do {
+            guard case .integer(let count)? = try database.query("SELECT COUNT(*) FROM ATRANSACTION").first?.first
+            else { return 0 }
+            return Int(count)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// Every persistent-history transaction with its changes, oldest first. A change naming an entity number the
+    /// model lacks is an error (named), not skipped.
+    public func history() throws(StoreError) -> [HistoryTransaction] {
+        guard historyTables != nil else { return [] }
+        do throws(SQLiteStoreError) {
+            var strings: [Int64: String] = [:]
+            for row in try database.query("SELECT Z_PK, ZNAME FROM ATRANSACTIONSTRING") {
+                if case .integer(let key) = row[0], case .text(let name) = row[1] { strings[key] = name }
+            }
+            func name(_ reference: SQLiteValue, _ direct: SQLiteValue) -> String? {
+                if case .text(let text) = direct { return text }
+                if case .integer(let key) = reference { return strings[key] }
+                return nil
+            }
+            var transactions: [HistoryTransaction] = []
+            var index: [Int64: Int] = [:]
+            for row in try database.query(
+                """
+                SELECT Z_PK, ZTIMESTAMP, ZAUTHORTS, ZAUTHOR, ZBUNDLEIDTS, ZBUNDLEID, ZCONTEXTNAMETS, ZCONTEXTNAME,
+                ZPROCESSIDTS, ZPROCESSID FROM ATRANSACTION ORDER BY Z_PK
+                """)
+            {
+                guard case .integer(let key) = row[0] else { continue }
+                var timestamp: Date?
+                switch row[1] {
+                case .real(let seconds): timestamp = Date(timeIntervalSinceReferenceDate: seconds)
+                case .integer(let seconds): timestamp = Date(timeIntervalSinceReferenceDate: Double(seconds))
+                default: break
+                }
+                index[key] = transactions.count
+                transactions.append(
+                    HistoryTransaction(
+                        number: key, timestamp: timestamp, author: name(row[2], row[3]), bundleID: name(row[4], row[5]),
+                        contextName: name(row[6], row[7]), processID: name(row[8], row[9]), changes: []))
+            }
+            for row in try database.query(
+                "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, Z_PK FROM ACHANGE ORDER BY Z_PK")
+            {
+                guard case .integer(let type) = row[0], case .integer(let entity) = row[1],
+                    case .integer(let key) = row[2], case .integer(let transaction) = row[3],
+                    let position = index[transaction]
+                else {
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path, "ACHANGE row \(row[4]) is not a change of a known transaction")
+                }
+                guard let entityName = schema.entityByNumber[entity] else {
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path,
+                        "ACHANGE row \(row[4]) names entity number \(entity), which the model lacks")
+                }
+                let typeName = HistoryTables.ChangeType(rawValue: type).map { "\($0)" } ?? "type \(type)"
+                transactions[position].changes.append(
+                    (typeName, ManagedObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: key)))
+            }
+            return transactions
+        } catch {
+            throw storeError(error)
+        }
+    }
+}
