@@ -42,3 +42,37 @@ import Testing
         #expect(result.stderr.contains("does not track persistent history"))
     }
 }
+
+/// Transformable values through Core Data's secure unarchiver: `dump` shows them decoded beside their bytes, and a
+/// dump still imports losslessly.
+@Suite(.needsRealFixtures) struct TransformedValueCommandTests {
+    @Test func dumpShowsArchivedValuesDecodedAndImportsBackByteForByte() throws {
+        let store = try Fixtures.copySQLiteStore("sqlite/carekit-apple__CareKit__SampleStore2.0.sqlite")
+        let folder = store.deletingLastPathComponent()
+        let text = try Docutil.run(["dump", store.path, "--entity", "OCKCDContact", "--format", "text"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains(#"  phoneNumbersDictionary = {"_$!<Work>!$_":"(324) 555-7415"} (<291 bytes>)"#))
+        let dump = try Docutil.run(["dump", store.path])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let objects = try #require(parsed["objects"] as? [[String: Any]])
+        let contact = try #require(objects.first { ($0["uri"] as? String)?.hasSuffix("/OCKCDContact/p1") == true })
+        let transformed = try #require(contact["transformed"] as? [String: Any])
+        #expect(transformed["phoneNumbersDictionary"] as? [String: String] == ["_$!<Work>!$_": "(324) 555-7415"])
+        let values = try #require(contact["values"] as? [String: Any])
+        #expect((values["phoneNumbersDictionary"] as? String).flatMap { Data(base64Encoded: $0) }?.count == 291)
+
+        // The dump (with its transformed members) imports into a new document with the same bytes.
+        let json = folder.appendingPathComponent("dump.json")
+        try Data(dump.stdout.utf8).write(to: json)
+        let schema = try Docutil.run(["schema", store.path, "--format", "xcdatamodel"])
+        let model = folder.appendingPathComponent("CareKit.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data(schema.stdout.utf8).write(to: model.appendingPathComponent("contents"))
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        let imported = try Docutil.run(["import", json.path, copy.path, "--model", model.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let again = try Docutil.run(["dump", copy.path, "--entity", "OCKCDContact", "--format", "text"])
+        #expect(again.stdout.contains(#"  phoneNumbersDictionary = {"_$!<Work>!$_":"(324) 555-7415"} (<291 bytes>)"#))
+    }
+}

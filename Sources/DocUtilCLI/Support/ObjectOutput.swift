@@ -1,4 +1,5 @@
 import Foundation
+import ModelFiles
 import ObjectGraph
 
 /// Writes managed objects as JSON (`{"formatVersion":1,"objects":[{"entity","uri","values"}]}`), CSV or text, with
@@ -80,10 +81,48 @@ enum ObjectOutput {
             }
         }
         values.sort { $0.0 < $1.0 }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("entity", .string(object.entity.name)), ("uri", .string(uri(object.objectID))),
             ("values", .object(values)),
-        ])
+        ]
+        // Transformable values a known transformer reads, beside their bytes (which stay in values, losslessly).
+        let transformed = try transformedValues(object, attributes)
+        if !transformed.isEmpty {
+            members.append(("transformed", .object(transformed.map { ($0.0, json($0.1)) })))
+        }
+        return .object(members)
+    }
+
+    /// The Transformable attributes of an object whose bytes a known transformer reads (Core Data's secure
+    /// unarchiver, or one the app registered), with the values, by name.
+    static func transformedValues(_ object: ManagedObject, _ attributes: [AttributeDescription]) throws -> [(
+        String, PropertyList
+    )] {
+        var result: [(String, PropertyList)] = []
+        for attribute in attributes where attribute.type == .transformable {
+            guard case .transformable(let data) = try object.attributeValue(forKey: attribute.name),
+                let transformer = ValueTransformerRegistry.transformer(forName: attribute.valueTransformerName)
+            else { continue }
+            // Bytes the transformer does not read (an archive of the app's own class) are shown as bytes.
+            guard let value = try? transformer.value(from: data) else { continue }
+            result.append((attribute.name, value))
+        }
+        return result.sorted { $0.0 < $1.0 }
+    }
+
+    static func json(_ value: PropertyList) -> JSONValue {
+        switch value {
+        case .string(let s): .string(s)
+        case .integer(let i): .int(i)
+        case .real(let d): d.isFinite ? .double(d) : nonFinite(d)
+        case .boolean(let b): .bool(b)
+        case .date(let d): .string(ISO8601.string(d))
+        case .data(let d): .string(d.base64EncodedString())
+        case .array(let items): .array(items.map { json($0) })
+        case .dictionary(let entries): .object(entries.keys.sorted().map { ($0, json(entries[$0] ?? .null)) })
+        case .uid(let i): .int(Int64(i))
+        case .null: .null
+        }
     }
 
     static func text(_ value: AttributeValue) -> String {
@@ -101,8 +140,14 @@ enum ObjectOutput {
     static func text(_ object: ManagedObject) throws -> String {
         var out = "\(object.entity.name) \(object.objectID)\n"
         let (attributes, relationships) = properties(object)
+        let transformed = Dictionary(try transformedValues(object, attributes), uniquingKeysWith: { a, _ in a })
         for attribute in attributes.sorted(by: { $0.name < $1.name }) {
-            out += "  \(attribute.name) = \(text(try object.attributeValue(forKey: attribute.name)))\n"
+            let value = try object.attributeValue(forKey: attribute.name)
+            if let decoded = transformed[attribute.name] {
+                out += "  \(attribute.name) = \(json(decoded).serialized(compact: true)) (\(text(value)))\n"
+            } else {
+                out += "  \(attribute.name) = \(text(value))\n"
+            }
         }
         for relationship in relationships.sorted(by: { $0.name < $1.name }) {
             if relationship.isToMany {

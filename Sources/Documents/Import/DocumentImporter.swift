@@ -213,10 +213,12 @@ struct JSONImporter: DocumentImporter {
                 case ("entity", .string(let name)): entityName = name
                 case ("uri", .string(let text)): uri = text
                 case ("values", .object(let members)): values = members
+                // Transformable values shown decoded; their bytes are in values.
+                case ("transformed", .object): break
                 default:
                     throw reader.fail(
                         at: field.node.place,
-                        "unexpected '\(field.name)' in a dumped object (it has entity, uri and values)")
+                        "unexpected '\(field.name)' in a dumped object (it has entity, uri, values and transformed)")
                 }
             }
             guard let entityName, let uri else {
