@@ -153,10 +153,10 @@ final class SQLiteSchema {
         case .integer16, .integer32, .integer64, .boolean: ("INTEGER", 0)
         case .date: ("TIMESTAMP", 2)
         case .double, .float: ("FLOAT", 2)
-        case .decimal: ("DECIMAL", 2)
-        case .string, .uri, .objectID: ("VARCHAR", 3)
-        case .uuid: ("BLOB", 4)
-        case .binary, .transformable, .composite, .undefined: ("BLOB", 5)
+        case .decimal: ("DECIMAL", 3)
+        case .string, .uri, .objectID: ("VARCHAR", 4)
+        case .uuid: ("BLOB", 5)
+        case .binary, .transformable, .composite, .undefined: ("BLOB", 6)
         }
     }
 
@@ -178,8 +178,11 @@ final class SQLiteSchema {
             }
             var attributeByKey: [String: AttributeColumn] = [:]
             var toOneByKey: [String: ToOneColumn] = [:]
-            var ranked: [(rank: Int, sort: String, columns: [(String, String)])] = []
-            for entityName in hierarchy {
+            // Apple's column order: by kind of column (integers, dates and floats, decimals, strings, UUIDs, other
+            // blobs); integers entity by entity down the hierarchy, each entity's attributes, then its foreign keys,
+            // then the order columns of ordered to-many relationships they are the inverse of; by name within.
+            var ranked: [(rank: Int, entity: Int, kind: Int, sort: String, columns: [(String, String)])] = []
+            for (entityIndex, entityName) in hierarchy.enumerated() {
                 guard let entity = model.entity(named: entityName) else { continue }
                 for attribute in entity.attributes where !attribute.isTransient {
                     let (type, rank) = Self.declaredType(attribute.type)
@@ -192,14 +195,18 @@ final class SQLiteSchema {
                             attribute: attribute, column: "", declaredType: type, rank: rank, members: members)
                         for member in members {
                             let (memberType, memberRank) = Self.declaredType(member.attribute.type)
-                            ranked.append((memberRank, member.column, [(member.column, memberType)]))
+                            ranked.append(
+                                (
+                                    memberRank, memberRank == 0 ? entityIndex : 0, 0, member.column,
+                                    [(member.column, memberType)]
+                                ))
                         }
                         continue
                     }
                     let column = columnName("Z" + attribute.name.uppercased())
                     attributeByKey["\(entityName).\(attribute.name)"] = AttributeColumn(
                         attribute: attribute, column: column, declaredType: type, rank: rank)
-                    ranked.append((rank, column, [(column, type)]))
+                    ranked.append((rank, rank == 0 ? entityIndex : 0, 0, column, [(column, type)]))
                 }
                 for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {
                     let column = columnName("Z" + relationship.name.uppercased())
@@ -213,11 +220,16 @@ final class SQLiteSchema {
                         relationship: relationship, column: column, entityColumn: entityColumn)
                     var columns = [(column, "INTEGER")]
                     if let entityColumn { columns.append((entityColumn, "INTEGER")) }
-                    ranked.append((1, column, columns))
+                    ranked.append((0, entityIndex, 1, column, columns))
+                    // Ordered one-to-many relationships keep their order next to the destination's foreign key.
+                    if let inverse = model.inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
+                        let order = "Z_FOK_" + column.dropFirst()
+                        used.insert(order)
+                        ranked.append((0, entityIndex, 2, order, [(order, "INTEGER")]))
+                    }
                 }
             }
-            // Ordered one-to-many relationships keep their order next to the destination's foreign key.
-            ranked.sort { ($0.rank, $0.sort) < ($1.rank, $1.sort) }
+            ranked.sort { ($0.rank, $0.entity, $0.kind, $0.sort) < ($1.rank, $1.entity, $1.kind, $1.sort) }
             var table = Table(
                 name: tableName,
                 columns: [("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")],
@@ -422,7 +434,57 @@ final class SQLiteSchema {
         for table in tables.values.sorted(by: { $0.name < $1.name }) { statements += table.indexes }
         for table in joinTables { statements += table.indexes }
         statements += entityIndexes
+        statements += derivedAttributeTriggers
         return statements
+    }
+
+    /// Apple's triggers for derived attributes that count a to-many relationship kept by a foreign key in the
+    /// destination's table (`pages.@count`, `count(pages)`): the count goes up and down as rows of the destination are
+    /// inserted, moved and deleted, and is computed when a row of the source is inserted. Each reports the row it
+    /// changed through `NSCoreDataDATrigger…AffectedObjectValue`. Other derivations get no trigger (their values
+    /// are what the program saves).
+    var derivedAttributeTriggers: [String] {
+        var statements: [String] = []
+        for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
+            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+                guard let text = attribute.derivationExpression, let counted = Self.countedRelationship(text),
+                    let relationship = model.allRelationships(of: entity.name).first(where: { $0.name == counted }),
+                    relationship.isToMany,
+                    case .inverseKey(let destination, let foreignKey, _)? = toManyStorage[entity.name]?[counted],
+                    let column = attributeColumns[entity.name]?[attribute.name]?.column
+                else { continue }
+                let source = rawTable(of: entity.name)
+                let prefix = "Z_DA_\(destination)_\(entity.name)_\(attribute.name)"
+                let report = { (function: String, key: String) in
+                    "SELECT \(function)('\(source)', Z_ENT, Z_PK, '\(attribute.name)', \(Self.q(column))) FROM \(Self.q(source)) WHERE Z_PK = \(key);"
+                }
+                let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
+                let (d, s, c, f) = (Self.q(destination), Self.q(source), Self.q(column), Self.q(foreignKey))
+                statements += [
+                    "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_INSERT")) AFTER INSERT ON \(d) FOR EACH ROW WHEN (NEW.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = IFNULL(\(c), 0) + 1 WHERE Z_PK = NEW.\(f); \(report(updated, "NEW.\(f)")) END;",
+                    "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_UPDATE_INCREMENT")) AFTER UPDATE OF \(f) ON \(d) FOR EACH ROW WHEN (NEW.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) + 1 WHERE Z_PK = NEW.\(f); \(report(updated, "NEW.\(f)")) END;",
+                    "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_UPDATE_DECREMENT")) AFTER UPDATE OF \(f) ON \(d) FOR EACH ROW WHEN (OLD.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) - 1 WHERE Z_PK = OLD.\(f); \(report(updated, "OLD.\(f)")) END;",
+                    "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_DELETE")) AFTER DELETE ON \(d) FOR EACH ROW WHEN (OLD.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) - 1 WHERE Z_PK = OLD.\(f); \(report(updated, "OLD.\(f)")) END;",
+                    "CREATE TRIGGER \(Self.q("Z_DA_\(source)_\(entity.name)_\(attribute.name)_SOURCE_INSERT")) AFTER INSERT ON \(s) FOR EACH ROW BEGIN UPDATE \(s) SET \(c) = (SELECT IFNULL(COUNT(\(f)), 0) FROM \(d) WHERE \(f) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; \(report("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK")) END;",
+                ]
+            }
+        }
+        return statements
+    }
+
+    /// The to-many relationship a derivation counts (`pages.@count`, `count(pages)`, `count:(pages)`), if that is
+    /// what it is.
+    static func countedRelationship(_ text: String) -> String? {
+        guard let expression = try? ObjectExpression(format: text) else { return nil }
+        switch expression {
+        case .keyPath(.evaluatedObject, let path) where path.count == 2 && path[1] == "@count":
+            return path[0]
+        case .function(let name, let arguments) where ["count", "count:"].contains(name) && arguments.count == 1:
+            if case .keyPath(.evaluatedObject, let path) = arguments[0], path.count == 1 { return path[0] }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// Adjusts column and join-table names to what an existing store has (Apple's stores may differ from our naming

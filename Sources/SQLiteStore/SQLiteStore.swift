@@ -390,6 +390,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                     "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
                     [.integer(entity.number), .text(entity.name), .integer(entity.superNumber)])
             }
+            if description.options["persistentHistoryTracking"] == "YES" {
+                try HistoryTables.create(in: database)
+                historyTables = HistoryTables.standard
+            }
             try writeMetadata()
             try database.execute("COMMIT")
         } catch {

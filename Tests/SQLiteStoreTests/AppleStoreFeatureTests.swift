@@ -105,3 +105,51 @@ import Testing
         #expect(try store.historyTransactionCount() == nil)
     }
 }
+
+/// A store we create for a model with a counting derived attribute gets Apple's triggers: saves keep the count,
+/// and the context reads it after each save.
+@Suite(.needsRealFixtures) struct DerivedAttributeTriggerTests {
+    @Test func ourStoresKeepCountsThroughTheirTriggers() throws {
+        SQLiteStore.register()
+        let apple = try Fixtures.copySQLiteStore(AppleStoreFeatureTests.store)
+        let model = try SQLiteStoreFile(url: apple).storedModel().model
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("books.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "SQLite", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let writer = try context.insertNewObject(forEntityName: "Author")
+        try writer.setValue(.string("alias"), forKey: "alias")
+        try writer.setValue(.integer16(40), forKey: "age")
+        func book(_ n: Int) throws -> ManagedObject {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue(.string("title \(n)"), forKey: "title")
+            try book.setValue(.uuid(UUID()), forKey: "uniqueID")
+            try book.setValue(.decimal(Decimal(n)), forKey: "price")
+            try book.setValue(.date(Date(timeIntervalSinceReferenceDate: 0)), forKey: "publishedAt")
+            try book.setValue(.transformable(Data([1])), forKey: "cover")
+            try book.setObject(writer, forKey: "author")
+            return book
+        }
+        func page(_ n: Int, of book: ManagedObject) throws -> ManagedObject {
+            let page = try context.insertNewObject(forEntityName: "Page")
+            try page.setValue(.integer32(Int32(n)), forKey: "number")
+            try page.setValue(.boolean(false), forKey: "isBookmarked")
+            try page.setValue(.transformable(Data([2])), forKey: "content")
+            try page.setObject(book, forKey: "book")
+            return page
+        }
+        let first = try book(1)
+        let second = try book(2)
+        let pages = try (1...3).map { try page($0, of: first) }
+        _ = try page(4, of: second)
+        try context.save()
+        #expect(try first.value(forKey: "pagesCount") == .integer(3))
+        #expect(try second.value(forKey: "pagesCount") == .integer(1))
+        try pages[0].setObject(second, forKey: "book")
+        context.delete(pages[1])
+        try context.save()
+        #expect(try first.value(forKey: "pagesCount") == .integer(1))
+        #expect(try second.value(forKey: "pagesCount") == .integer(2))
+        #expect(try scalar(url, "SELECT ZPAGESCOUNT FROM ZBOOK WHERE ZTITLE = 'title 2'") == 2)
+    }
+}

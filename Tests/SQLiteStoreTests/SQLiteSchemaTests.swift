@@ -112,4 +112,36 @@ struct SQLiteSchemaTests {
         #expect(missing.isEmpty, "Apple has, we lack:\n\(missing.joined(separator: "\n"))")
         #expect(extra.isEmpty, "we have, Apple lacks:\n\(extra.joined(separator: "\n"))")
     }
+
+    /// Stores of Apple's newer layout — CoreDataPlus (inheritance in one table, derived-attribute triggers,
+    /// persistent history) and DuckDuckGo's Bookmarks (ordered to-many relationships and their `Z_FOK_` columns) —
+    /// against a store we create with the model from each one's own model cache (with history tracking where
+    /// Apple's has it): the same tables, columns in the same order, indexes and triggers.
+    @Test(
+        .needsRealFixtures,
+        arguments: [
+            "alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite",
+            "alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
+            "alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V2.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V1.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V2.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V3.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V4.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V5.sqlite",
+        ])
+    func newerStoresSchemaMatchesApples(store: String) throws {
+        SQLiteStore.register()
+        let appleURL = try Fixtures.copySQLiteStore("sqlite/\(store)")
+        let model = try SQLiteStoreFile(url: appleURL).storedModel().model
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("ours.sqlite")
+        let history = try scalar(appleURL, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'ATRANSACTION'") == 1
+        try PersistentStoreCoordinator(model: model).addPersistentStore(
+            type: "SQLite", url: url, options: history ? ["persistentHistoryTracking": "YES"] : [:])
+        let apple = try schemaStatements(appleURL)
+        let (missing, extra) = Self.compare(try schemaStatements(url), apple)
+        #expect(missing.isEmpty, "Apple has, we lack:\n\(missing.joined(separator: "\n"))")
+        #expect(extra.isEmpty, "we have, Apple lacks:\n\(extra.joined(separator: "\n"))")
+        // The comparison covers triggers too, where Apple's store has them.
+        #expect(apple.contains { $0.hasPrefix("CREATE TRIGGER") } == store.contains("SampleModel2"))
+    }
 }
