@@ -281,7 +281,9 @@ public enum DocumentStack {
 
     /// The model a document carries — embedded in its metadata, its `Z_MODELCACHE`, a binary store's — with where it
     /// came from and warnings; `nil` for an XML store without one.
-    static func carriedModel(for url: URL, type: String) throws(DocumentError) -> (
+    /// - Parameter allowingNone: give `nil` for a SQLite store without a model cache too (instead of the error
+    ///   that says to give a model).
+    static func carriedModel(for url: URL, type: String, allowingNone: Bool = false) throws(DocumentError) -> (
         model: ManagedObjectModel, source: String, warnings: [String]
     )? {
         registerStoreTypes()
@@ -299,6 +301,8 @@ public enum DocumentStack {
                 if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
                     return (try embedded(contents, in: url), "embedded", [])
                 }
+                // A store written before model caches (iOS 5 / macOS 10.7) carries none.
+                guard file.modelCache != nil || !allowingNone else { return nil }
                 let loaded = try file.storedModel()
                 return (loaded.model, "Z_MODELCACHE", loaded.warnings.map { "its model (Z_MODELCACHE): \($0)" })
             } else {

@@ -59,7 +59,9 @@ enum WrittenModel {
             if mappingSource.entityVersionHashes == currentHashes { return .current }
             return .other(mappingSource, description: "the mapping model's source model", warnings: [])
         }
-        guard let own = try DocumentStack.carriedModel(for: url, type: type) else { return .unknown }
+        guard let own = try DocumentStack.carriedModel(for: url, type: type, allowingNone: true) else {
+            return .unknown
+        }
         let ownHashes = own.model.entityVersionHashes
         // The same entities and properties: the recorded hashes differ from those computed here by an input of
         // Apple's recipe, not by the model.

@@ -81,6 +81,13 @@ public enum ModelLoader {
             }
         }
         let data = try read(url)
+        if LegacyModelReader.isLegacyModel(data) {
+            return try wrap(path) { () throws(ModelFileError) in
+                let (model, warnings) = try LegacyModelReader.read(data)
+                return LoadedModel(
+                    model: model, format: .xcodeModel, path: path, warnings: Self.legacyNote + warnings)
+            }
+        }
         if data.starts(with: Array("bplist".utf8)) {
             return try wrap(path) { () throws(ModelFileError) in
                 var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
@@ -157,6 +164,24 @@ public enum ModelLoader {
         try XcodeModelReader.read(data)
     }
 
+    /// What a model read from Xcode 3's format says.
+    static let legacyNote = [
+        "read from Xcode 3's 'elements' archive (fetch request templates and configurations are not carried over)"
+    ]
+
+    /// Reads a model from the bytes of an archived model: Xcode 3's `elements` archive (as mapping models carry
+    /// copies of their models), or a compiled `.mom`.
+    /// - Parameter data: the archive.
+    /// - Returns: the model, and what was not read of it.
+    /// - Throws: ``ModelFileError`` for bytes that are neither.
+    public static func readArchivedModel(_ data: Data) throws(ModelFileError) -> (
+        model: ManagedObjectModel, warnings: [String]
+    ) {
+        if LegacyModelReader.isLegacyModel(data) { return try LegacyModelReader.read(data) }
+        var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
+        return (try reader.read(), reader.warnings)
+    }
+
     /// Reads a model from compiled `.mom` bytes.
     public static func readCompiledModel(_ data: Data) throws(ModelFileError) -> ManagedObjectModel {
         var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
@@ -211,10 +236,15 @@ public enum ModelLoader {
     private static func loadXcodeModel(_ url: URL, versionName: String?) throws(ModelFileError) -> LoadedModel {
         let contents = url.appendingPathComponent("contents")
         if !FileManager.default.fileExists(atPath: contents.path) {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path) {
-                throw ModelFileError(
-                    .unsupported, path: url.appendingPathComponent("elements").path,
-                    "an Xcode 3 model ('elements' archive); open it in Xcode 4 or later and save it to convert it")
+            let elements = url.appendingPathComponent("elements")
+            if FileManager.default.fileExists(atPath: elements.path) {
+                let data = try read(elements)
+                return try wrap(elements.path) { () throws(ModelFileError) in
+                    let (model, warnings) = try LegacyModelReader.read(data)
+                    return LoadedModel(
+                        model: model, format: versionName == nil ? .xcodeModel : .xcodeBundle, path: elements.path,
+                        versionName: versionName, warnings: Self.legacyNote + warnings)
+                }
             }
             throw ModelFileError(.malformed, path: url.path, "the model directory has no 'contents' file")
         }

@@ -152,7 +152,9 @@ public struct MappingModelFile: Sendable {
             guard let text, !text.isEmpty else { return nil }
             let bytes = try data(text, of: object, key: key)
             do {
-                return try ModelLoader.readCompiledModel(bytes)
+                let (model, notes) = try ModelLoader.readArchivedModel(bytes)
+                warnings += notes.map { "line \(object.line): the copy of a model in \(key): \($0)" }
+                return model
             } catch {
                 warnings.append("line \(object.line): the copy of a model in \(key) was not read: \(error)")
                 return nil

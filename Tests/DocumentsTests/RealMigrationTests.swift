@@ -348,7 +348,7 @@ struct RealMigrationTests {
         let before = try MigrationSupport.contents(of: source)
         let output = folder.appendingPathComponent("new.store")
         let report = try DocumentMigration.migrate(source, model: model, mapping: mapping, output: output)
-        #expect(report.sourceModelDescription == "the document's own model (embedded)")
+        #expect(report.sourceModelDescription == "the mapping model's source model")
         #expect(
             report.warnings.contains {
                 $0.contains(

@@ -150,18 +150,21 @@ struct XcodeBundleTests {
     }
 
     @Test(.needsRealFixtures)
-    func xcode3ModelsAskToBeResaved() throws {
+    func xcode3ModelsAreReadFromTheirFolderAndTheirFile() throws {
         for path in Fixtures.realFiles(in: "xcdatamodel-legacy", suffix: "__elements") {
             let directory = try Fixtures.temporaryDirectory().appendingPathComponent("Legacy.xcdatamodel")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Fixtures.real(path), to: directory.appendingPathComponent("elements"))
-            let fromDirectory = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: directory) }
-            #expect(fromDirectory.code == .unsupported)
-            #expect(fromDirectory.description.contains("Xcode 4"))
-            let fromFile = try #require(throws: ModelFileError.self) {
-                try ModelLoader.load(from: directory.appendingPathComponent("elements"))
-            }
-            #expect(fromFile.code == .unsupported, "\(path)")
+            let fromDirectory = try ModelLoader.load(from: directory)
+            let fromFile = try ModelLoader.load(from: directory.appendingPathComponent("elements"))
+            #expect(fromDirectory.model.entityVersionHashes == fromFile.model.entityVersionHashes, "\(path)")
+            #expect(fromDirectory.warnings.contains { $0.contains("Xcode 3") })
+            // Written as a contents file, it reads back the same.
+            let converted = try Fixtures.temporaryDirectory().appendingPathComponent("Converted.xcdatamodel")
+            try ModelLoader.writeXcodeModel(fromDirectory.model, to: converted)
+            #expect(
+                try ModelLoader.load(from: converted).model.entityVersionHashes
+                    == fromDirectory.model.entityVersionHashes)
         }
     }
 
