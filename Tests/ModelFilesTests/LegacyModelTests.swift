@@ -75,3 +75,33 @@ struct LegacyModelTests {
         #expect(!careKit.warnings.contains { $0.contains("was not read") })
     }
 }
+
+/// A compiled model with a property class docutil does not know (a later Core Data's) is read, with a warning,
+/// instead of refused.
+@Suite(.enabled(if: Fixtures.realAvailable, "../shared/fixtures/real is absent: skipped"))
+struct FuturePropertyClassTests {
+    /// The `.mom` with every `$classname` `from` renamed `to`.
+    static func renamingClass(_ from: String, to: String) throws -> Data {
+        let data = try Data(contentsOf: Fixtures.real("mom/Haimanu__MobilApp__Model.momd__Model.mom"))
+        guard case .dictionary(var top) = try PropertyList.read(data), case .array(var objects)? = top["$objects"]
+        else { throw ModelFileError(.malformed, "not a keyed archive") }
+        for (i, object) in objects.enumerated() {
+            if case .dictionary(var fields) = object, fields["$classname"] == .string(from) {
+                fields["$classname"] = .string(to)
+                objects[i] = .dictionary(fields)
+            }
+        }
+        top["$objects"] = .array(objects)
+        return BinaryPropertyListWriter.data(.dictionary(top))
+    }
+
+    @Test func anUnknownAttributeClassIsReadAsAnAttribute() throws {
+        let (model, warnings) = try ModelLoader.readArchivedModel(
+            try Self.renamingClass("NSAttributeDescription", to: "NSFutureAttributeDescription"))
+        #expect(model.allAttributes(of: "User").count == 4)
+        #expect(
+            warnings.contains {
+                $0.contains("NSFutureAttributeDescription") && $0.contains("read as a plain attribute")
+            })
+    }
+}

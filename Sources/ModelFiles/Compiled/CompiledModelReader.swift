@@ -131,7 +131,19 @@ struct CompiledModelReader {
             case "NSFetchedPropertyDescription":
                 entity.fetchedProperties.append(try readFetchedProperty(property, name: key, nameByUID: nameByUID))
             default:
-                throw archive.fail(property.uid, "unknown property class \(property.className) for '\(name).\(key)'")
+                // A property class of a later Core Data: read as an attribute when it is one (it has a type), else
+                // left out — said either way, never a reason to refuse the whole model.
+                if property["NSAttributeType"] != nil {
+                    entity.attributes.append(try readAttribute(property, name: key))
+                    notes.append(
+                        "'\(name).\(key)' is a \(property.className), a property class docutil does not know: read as a plain attribute"
+                    )
+                } else {
+                    names.remove(key)
+                    notes.append(
+                        "'\(name).\(key)' is a \(property.className), a property class docutil does not know: left out of the model (its values are not read)"
+                    )
+                }
             }
         }
         entity.attributes.sort { ManagedObjectModel.codePointOrder($0.name, $1.name) }
