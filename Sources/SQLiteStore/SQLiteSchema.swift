@@ -443,8 +443,11 @@ final class SQLiteSchema {
     /// inserted, moved and deleted, and is computed when a row of the source is inserted. Each reports the row it
     /// changed through `NSCoreDataDATrigger…AffectedObjectValue`. Other derivations get no trigger (their values
     /// are what the program saves).
-    var derivedAttributeTriggers: [String] {
-        var statements: [String] = []
+    var derivedAttributeTriggers: [String] { countTriggers.flatMap(\.statements) }
+
+    /// The counting derived attributes of the model, with the name of their first trigger and their statements.
+    var countTriggers: [(entity: String, attribute: String, name: String, statements: [String])] {
+        var result: [(String, String, String, [String])] = []
         for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
             for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
                 guard let text = attribute.derivationExpression, let counted = Self.countedRelationship(text),
@@ -460,16 +463,17 @@ final class SQLiteSchema {
                 }
                 let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
                 let (d, s, c, f) = (Self.q(destination), Self.q(source), Self.q(column), Self.q(foreignKey))
-                statements += [
+                let statements = [
                     "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_INSERT")) AFTER INSERT ON \(d) FOR EACH ROW WHEN (NEW.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = IFNULL(\(c), 0) + 1 WHERE Z_PK = NEW.\(f); \(report(updated, "NEW.\(f)")) END;",
                     "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_UPDATE_INCREMENT")) AFTER UPDATE OF \(f) ON \(d) FOR EACH ROW WHEN (NEW.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) + 1 WHERE Z_PK = NEW.\(f); \(report(updated, "NEW.\(f)")) END;",
                     "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_UPDATE_DECREMENT")) AFTER UPDATE OF \(f) ON \(d) FOR EACH ROW WHEN (OLD.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) - 1 WHERE Z_PK = OLD.\(f); \(report(updated, "OLD.\(f)")) END;",
                     "CREATE TRIGGER \(Self.q(prefix + "_PARAMETER_DELETE")) AFTER DELETE ON \(d) FOR EACH ROW WHEN (OLD.\(f) NOT NULL) BEGIN UPDATE \(s) SET \(c) = \(c) - 1 WHERE Z_PK = OLD.\(f); \(report(updated, "OLD.\(f)")) END;",
                     "CREATE TRIGGER \(Self.q("Z_DA_\(source)_\(entity.name)_\(attribute.name)_SOURCE_INSERT")) AFTER INSERT ON \(s) FOR EACH ROW BEGIN UPDATE \(s) SET \(c) = (SELECT IFNULL(COUNT(\(f)), 0) FROM \(d) WHERE \(f) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; \(report("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK")) END;",
                 ]
+                result.append((entity.name, attribute.name, prefix + "_PARAMETER_INSERT", statements))
             }
         }
-        return statements
+        return result
     }
 
     /// The to-many relationship a derivation counts (`pages.@count`, `count(pages)`, `count:(pages)`), if that is

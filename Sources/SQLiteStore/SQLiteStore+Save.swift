@@ -198,7 +198,14 @@ extension SQLiteStore {
     /// row is gone).
     private func updateRow(_ update: ObjectUpdate) throws(SQLiteStoreError) -> Bool {
         let snapshot = update.snapshot
-        let columns = columnValues(snapshot, keys: update.changedKeys)
+        var keys = update.changedKeys
+        if !triggerMaintained.isEmpty {
+            // A count the store's triggers keep is theirs to write (they run as the rows it counts change).
+            for entity in [snapshot.objectID.entityName] + model.ancestors(of: snapshot.objectID.entityName) {
+                keys = keys.filter { !triggerMaintained.contains("\(entity).\($0)") }
+            }
+        }
+        let columns = columnValues(snapshot, keys: keys)
         let sets = columns.map { ", \(SQLiteSchema.q($0.0)) = ?" }.joined()
         let sql =
             "UPDATE \(schema.table(of: snapshot.objectID.entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"

@@ -35,6 +35,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let triggerEffects = TriggerEffects()
     /// The persistent-history tables, when the store tracks history.
     var historyTables: HistoryTables?
+    /// Derived attributes the store's triggers keep (`Entity.attribute`): saves never write them.
+    var triggerMaintained: Set<String> = []
     private var isNew: Bool
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.
@@ -295,6 +297,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
                 try createSchema()
+                triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
             } else {
                 var numbers: [String: Int64] = [:]
@@ -323,6 +326,22 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 }
                 try checkColumns()
                 historyTables = try findHistoryTables()
+                var triggers: Set<String> = []
+                for row in try database.query("SELECT name FROM sqlite_master WHERE type = 'trigger'") {
+                    if case .text(let name) = row[0] { triggers.insert(name) }
+                }
+                // Any of Apple's derived-attribute triggers (`Z_DA_<table>_<Entity>_<attribute>_…`), counting or
+                // not: the value is the triggers' to keep.
+                let derivedTriggers = triggers.filter { $0.hasPrefix("Z_DA_") }
+                triggerMaintained = []
+                for entity in model.entities {
+                    for attribute in entity.attributes
+                    where attribute.isDerived
+                        && derivedTriggers.contains(where: { $0.contains("_\(entity.name)_\(attribute.name)_") })
+                    {
+                        triggerMaintained.insert("\(entity.name).\(attribute.name)")
+                    }
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 
 /// A small file-backed atomic store used by the tests: JSON, written to a temporary file and renamed into place.

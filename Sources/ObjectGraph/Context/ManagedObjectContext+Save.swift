@@ -19,6 +19,7 @@ extension ManagedObjectContext {
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
         for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
         processPendingChanges()
+        try updateDerivedAttributes(insertedObjects + updatedObjects)
         try checkValidation()
 
         let insertedNow = insertedObjects
@@ -234,6 +235,65 @@ extension ManagedObjectContext {
             if object.isDeleted, var state = originals[ObjectIdentifier(object)] {
                 state.version = stored.version
                 originals[ObjectIdentifier(object)] = state
+            }
+        }
+    }
+}
+
+extension ManagedObjectContext {
+    /// Evaluates the derived attributes of the objects a save writes from their derivation expressions (key paths
+    /// through to-ones, `@count`, `@sum` and the other aggregates over to-manys, `now()`, `lowercase:`,
+    /// `uppercase:`…), as Core Data computes them when saving. A SQLite store that keeps a count by its own
+    /// triggers (Apple's `Z_DA_…`) writes the triggers' value instead.
+    /// - Throws: ``ContextError`` naming the object and attribute when an expression can't be read or evaluated, or
+    ///   gives a value that does not fit the attribute: the save writes nothing.
+    func updateDerivedAttributes(_ objects: [ManagedObject]) throws(ContextError) {
+        var parsed: [String: ObjectExpression] = [:]
+        let composites = Dictionary(
+            persistentStoreCoordinator.model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for object in objects where !object.isDeleted {
+            for attribute in object.entity.attributes where !attribute.isTransient {
+                guard let text = attribute.derivationExpression, !text.isEmpty else { continue }
+                let place = "\(object.objectID): derived attribute \(attribute.name) (\(text))"
+                let expression: ObjectExpression
+                if let known = parsed[text] {
+                    expression = known
+                } else {
+                    do {
+                        expression = try ObjectExpression(format: text)
+                    } catch {
+                        throw .object(
+                            ObjectGraphError(.wrongValueType, "\(place): \(error)", objectID: object.objectID))
+                    }
+                    parsed[text] = expression
+                }
+                let result: PredicateValue
+                do {
+                    result = try expression.value(with: .object(object))
+                } catch {
+                    throw .object(ObjectGraphError(.wrongValueType, "\(place): \(error)", objectID: object.objectID))
+                }
+                var value = AttributeValue.null
+                if !result.isNull {
+                    guard let constant = result.constant else {
+                        throw .object(
+                            ObjectGraphError(
+                                .wrongValueType, "\(place): the expression gives an object, not a value",
+                                objectID: object.objectID))
+                    }
+                    do {
+                        value = try AttributeValue.converted(
+                            AttributeValue(constant: constant), to: attribute, composites: composites)
+                    } catch {
+                        throw .object(
+                            ObjectGraphError(.wrongValueType, "\(place): \(error)", objectID: object.objectID))
+                    }
+                }
+                do {
+                    try object.setPrimitiveValue(value, forKey: attribute.name)
+                } catch {
+                    throw .object(ObjectGraphError(.wrongValueType, "\(place): \(error)", objectID: object.objectID))
+                }
             }
         }
     }
