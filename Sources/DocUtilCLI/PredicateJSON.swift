@@ -99,7 +99,7 @@ enum PredicateJSON {
         case .integer(let i): .int(i)
         case .double(let d): .double(d)
         case .decimal(let d):
-            .string(NSDecimalNumber(decimal: d).description(withLocale: Locale(identifier: "en_US_POSIX")))
+            .string(DecimalText.string(d))
         case .string(let s): .string(s)
         case .date(let d): .string(ISO8601.string(d))
         case .data(let d): .string(d.base64EncodedString())

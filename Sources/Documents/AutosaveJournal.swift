@@ -221,7 +221,7 @@ enum AutosaveJournal {
             return .integer32(exact)
         case ("i64", .integer(let v)): return .integer64(v)
         case ("decimal", .string(let v)):
-            guard let decimal = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else { throw fail() }
+            guard let decimal = DecimalText.parse(v) else { throw fail() }
             return .decimal(decimal)
         case ("double", .integer(let v)): return .double(Double(bitPattern: UInt64(bitPattern: v)))
         case ("float", .integer(let v)):

@@ -84,7 +84,11 @@ enum SQLiteValueCoding {
         case (.real(let v), .date): return .date(Date(timeIntervalSinceReferenceDate: v))
         case (.integer(let v), .decimal): return .decimal(Decimal(v))
         case (.real(let v), .decimal):
-            guard v.isFinite, let d = try? AttributeValue(parsing: "\(v)", as: .decimal) else {
+            // NUMERIC affinity stored the decimal's text as a REAL: its shortest text is the decimal (an exponent
+            // form goes the long way).
+            let text = "\(v)"
+            if v.isFinite, !text.contains("e"), let d = DecimalText.parse(text) { return .decimal(d) }
+            guard v.isFinite, let d = try? AttributeValue(parsing: text, as: .decimal) else {
                 throw mismatch("a finite decimal number")
             }
             return d

@@ -224,8 +224,14 @@ final class URIText {
     private var prefixes: [String: [String: String]] = [:]
 
     /// `x-coredata://UUID/Entity/pN`, exactly as ``ManagedObjectID/uriString`` writes it.
+    private var last: (store: String, entity: String, prefix: String)?
+
     func text(_ id: ManagedObjectID) -> String {
         guard !id.isTemporary, let store = id.storeIdentifier else { return id.description }
+        // Runs of IDs of one entity are the rule (objects are written sorted): compare before hashing.
+        if let last, last.entity == id.entityName, last.store == store {
+            return last.prefix + String(id.primaryKey)
+        }
         let prefix: String
         if let known = prefixes[store]?[id.entityName] {
             prefix = known
@@ -234,6 +240,7 @@ final class URIText {
             prefix = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
             prefixes[store, default: [:]][id.entityName] = prefix
         }
+        last = (store, id.entityName, prefix)
         return prefix + String(id.primaryKey)
     }
 }
@@ -245,6 +252,7 @@ struct ObjectStream {
     let csvColumns: [String]
     private(set) var count = 0
     private let uris = URIText()
+    private let plans = EntityOutputPlan.Cache()
 
     init(format: ObjectFormat, csvColumns: [String]) {
         self.format = format
@@ -271,7 +279,7 @@ struct ObjectStream {
             switch format {
             case .json:
                 out.append(count == 0 ? "\n    " : ",\n    ")
-                try ObjectOutput.json(object, uris: uris).write(to: &out, indent: 2)
+                try plans.plan(for: object.entity).writeJSON(object, uris: uris, to: &out, indent: 2)
             case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns, uris: uris))
             case .text: out.append(try ObjectOutput.text(object))
             }

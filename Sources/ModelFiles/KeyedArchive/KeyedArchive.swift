@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraph
 
 /// An `NSKeyedArchiver` archive: a binary property list whose `$objects` table holds every archived object, with
 /// references between them as UIDs.
@@ -161,7 +162,7 @@ struct KeyedArchive {
             for _ in 0..<(-scale) { result /= 10 }
         }
         if negative { result = -result }
-        return .string(NSDecimalNumber(decimal: result).description(withLocale: Locale(identifier: "en_US_POSIX")))
+        return .string(DecimalText.string(result))
     }
 }
 

@@ -48,6 +48,30 @@ extension ManagedObject {
         return try attributeValue(at: i)
     }
 
+    /// The attribute value at a slot of the entity's layout (``EntityLayout/attributes``), without looking the name
+    /// up: for code that reads every attribute of many objects.
+    /// - Parameter slot: an index into ``EntityLayout/attributes`` of the object's entity.
+    /// - Returns: the value.
+    /// - Throws: ``ObjectGraphError`` `unknownKey` for a slot out of range; `faultNotFulfilled` when the object cannot
+    ///   be read from its store.
+    public func attributeValue(atSlot slot: Int) throws(ObjectGraphError) -> AttributeValue {
+        guard slot >= 0, slot < entity.attributes.count else { throw unknownKey("#\(slot)", attribute: true) }
+        return try attributeValue(at: slot)
+    }
+
+    /// The IDs of the destinations of the relationship at a slot of the entity's layout
+    /// (``EntityLayout/relationships``), as ``objectIDs(forKey:)`` gives them.
+    /// - Parameter slot: an index into ``EntityLayout/relationships`` of the object's entity.
+    /// - Returns: the IDs.
+    /// - Throws: ``ObjectGraphError`` `unknownKey` for a slot out of range, or when the object or the relationship
+    ///   cannot be read from the store.
+    public func objectIDs(atSlot slot: Int) throws(ObjectGraphError) -> [ManagedObjectID] {
+        guard slot >= 0, slot < entity.relationships.count else {
+            throw unknownKey("#\(slot)", relationship: "to-one or to-many")
+        }
+        return try relationshipIDs(at: slot)
+    }
+
     /// The destination of a to-one relationship.
     /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-one relationship, or when the object
     ///   cannot be read from its store.
@@ -75,6 +99,10 @@ extension ManagedObject {
     ///   relationship cannot be read from the store.
     public func objectIDs(forKey key: String) throws(ObjectGraphError) -> [ManagedObjectID] {
         guard let i = entity.relationshipIndex[key] else { throw unknownKey(key, relationship: "to-one or to-many") }
+        return try relationshipIDs(at: i)
+    }
+
+    func relationshipIDs(at i: Int) throws(ObjectGraphError) -> [ManagedObjectID] {
         try fireFault()
         switch relationshipSlots[i] {
         case .unresolvedToOne(let id): return id.map { [$0] } ?? []

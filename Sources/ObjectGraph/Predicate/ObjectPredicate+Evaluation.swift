@@ -426,7 +426,7 @@ extension PredicateValue {
         case .boolean(let b): b ? "1" : "0"
         case .integer(let i): String(i)
         case .double(let d): "\(d)"
-        case .decimal(let d): NSDecimalNumber(decimal: d).description(withLocale: Locale(identifier: "en_US_POSIX"))
+        case .decimal(let d): DecimalText.string(d)
         case .string(let s): s
         case .date(let d): String(d.timeIntervalSinceReferenceDate)
         case .data(let d): d.base64EncodedString()

@@ -147,7 +147,7 @@ extension PredicateConstant {
             let text = "\(d)"
             return text.contains(".") || text.contains("e") ? text : text + ".0"
         case .decimal(let d):
-            let text = NSDecimalNumber(decimal: d).description(withLocale: Locale(identifier: "en_US_POSIX"))
+            let text = DecimalText.string(d)
             return "CAST(\(PredicateConstant.string(text).format), \"NSDecimalNumber\")"
         case .string(let s):
             var out = "\""

@@ -270,7 +270,7 @@ extension AttributeValue {
             self = .integer64(try integer())
         case .decimal:
             guard Self.isDecimalLiteral(trimmed),
-                let v = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+                let v = DecimalText.parse(trimmed)
             else { throw fail("not a decimal number") }
             self = .decimal(v)
         case .double:
@@ -331,7 +331,7 @@ extension AttributeValue {
         case .integer16(let v): String(v)
         case .integer32(let v): String(v)
         case .integer64(let v): String(v)
-        case .decimal(let v): NSDecimalNumber(decimal: v).description(withLocale: Locale(identifier: "en_US_POSIX"))
+        case .decimal(let v): DecimalText.string(v)
         case .double(let v): Self.shortest(v)
         case .float(let v): Self.shortest(Double(v), float: v)
         case .string(let s): s

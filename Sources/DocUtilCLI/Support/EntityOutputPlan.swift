@@ -1,0 +1,133 @@
+import Foundation
+import ModelFiles
+import ObjectGraph
+
+/// What writing an entity's objects needs, worked out once per entity rather than once per object: its stored
+/// properties in key order (the order JSON `values` are written in), by slot, and the Transformable attributes a
+/// known transformer reads.
+final class EntityOutputPlan {
+    enum Member {
+        case attribute(slot: Int)
+        case relationship(slot: Int, toMany: Bool, ordered: Bool)
+    }
+
+    /// Every non-transient property, sorted by name.
+    let members: [(name: String, member: Member)]
+    /// The Transformable attributes with a known transformer, sorted by name.
+    let transformables: [(name: String, slot: Int, transformer: any StoredValueTransformer)]
+
+    init(_ layout: EntityLayout) {
+        var members: [(String, Member)] = []
+        var transformables: [(String, Int, any StoredValueTransformer)] = []
+        for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            members.append((attribute.name, .attribute(slot: slot)))
+            if attribute.type == .transformable,
+                let transformer = ValueTransformerRegistry.transformer(forName: attribute.valueTransformerName)
+            {
+                transformables.append((attribute.name, slot, transformer))
+            }
+        }
+        for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
+            members.append(
+                (
+                    relationship.name,
+                    .relationship(slot: slot, toMany: relationship.isToMany, ordered: relationship.isOrdered)
+                ))
+        }
+        self.members = members.sorted { $0.0 < $1.0 }
+        self.transformables = transformables.sorted { $0.0 < $1.0 }
+    }
+
+    /// The plans of the entities met so far.
+    final class Cache {
+        private var plans: [ObjectIdentifier: EntityOutputPlan] = [:]
+        private var last: (EntityLayout, EntityOutputPlan)?
+
+        func plan(for layout: EntityLayout) -> EntityOutputPlan {
+            if let last, last.0 === layout { return last.1 }
+            let plan = plans[ObjectIdentifier(layout)] ?? EntityOutputPlan(layout)
+            plans[ObjectIdentifier(layout)] = plan
+            last = (layout, plan)
+            return plan
+        }
+    }
+
+    /// The decoded values of the object's Transformable attributes that a transformer reads.
+    func transformedValues(_ object: ManagedObject) throws -> [(String, PropertyList)] {
+        var result: [(String, PropertyList)] = []
+        for (name, slot, transformer) in transformables {
+            guard case .transformable(let data) = try object.attributeValue(atSlot: slot) else { continue }
+            // Bytes the transformer does not read (an archive of the app's own class) are shown as bytes.
+            guard let value = try? transformer.value(from: data) else { continue }
+            result.append((name, value))
+        }
+        return result
+    }
+
+    /// The object in dump's JSON form, written straight into `out` as ``ObjectOutput/json(_:uris:)`` then
+    /// `write(to:indent:)` at `indent` would (the same bytes, without building the value tree).
+    func writeJSON(_ object: ManagedObject, uris: URIText, to out: inout JSONBytes, indent level: Int) throws {
+        out.append(byte: UInt8(ascii: "{"))
+        out.newline(level + 1)
+        out.append("\"entity\": ")
+        out.append(string: object.entity.name)
+        out.append(byte: UInt8(ascii: ","))
+        out.newline(level + 1)
+        out.append("\"uri\": ")
+        out.append(string: uris.text(object.objectID))
+        out.append(byte: UInt8(ascii: ","))
+        out.newline(level + 1)
+        out.append("\"values\": ")
+        if members.isEmpty {
+            out.append("{}")
+        } else {
+            out.append(byte: UInt8(ascii: "{"))
+            for (i, (name, member)) in members.enumerated() {
+                out.newline(level + 2)
+                out.append(string: name)
+                out.append(": ")
+                switch member {
+                case .attribute(let slot):
+                    ObjectOutput.json(try object.attributeValue(atSlot: slot)).write(to: &out, indent: level + 2)
+                case .relationship(let slot, let toMany, let ordered):
+                    var ids = try object.objectIDs(atSlot: slot)
+                    if toMany {
+                        if !ordered {
+                            ids.sort { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
+                        }
+                        if ids.isEmpty {
+                            out.append("[]")
+                        } else {
+                            out.append(byte: UInt8(ascii: "["))
+                            for (j, id) in ids.enumerated() {
+                                out.newline(level + 3)
+                                out.append(string: uris.text(id))
+                                if j < ids.count - 1 { out.append(byte: UInt8(ascii: ",")) }
+                            }
+                            out.newline(level + 2)
+                            out.append(byte: UInt8(ascii: "]"))
+                        }
+                    } else if let id = ids.first {
+                        out.append(string: uris.text(id))
+                    } else {
+                        out.append("null")
+                    }
+                }
+                if i < members.count - 1 { out.append(byte: UInt8(ascii: ",")) }
+            }
+            out.newline(level + 1)
+            out.append(byte: UInt8(ascii: "}"))
+        }
+        if !transformables.isEmpty {
+            let transformed = try transformedValues(object)
+            if !transformed.isEmpty {
+                out.append(byte: UInt8(ascii: ","))
+                out.newline(level + 1)
+                out.append("\"transformed\": ")
+                JSONValue.object(transformed.map { ($0.0, ObjectOutput.json($0.1)) }).write(to: &out, indent: level + 1)
+            }
+        }
+        out.newline(level)
+        out.append(byte: UInt8(ascii: "}"))
+    }
+}
