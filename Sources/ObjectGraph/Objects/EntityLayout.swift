@@ -24,6 +24,13 @@ public final class EntityLayout: Sendable {
 
     let attributeIndex: [String: Int]
     let relationshipIndex: [String: Int]
+    /// The attributes that are stored (not transient): slot, name and type, without copying descriptions in loops
+    /// that run once per object.
+    let storedAttributes: [(slot: Int, name: String, type: AttributeType)]
+    /// The type of each attribute, by slot.
+    let attributeTypes: [AttributeType]
+    /// The relationships that are stored: slot, name, and whether each is to-many.
+    let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
     let slots: [AttributeSlot]
     let storageSize: Int
     let nullBytes: Int
@@ -43,6 +50,13 @@ public final class EntityLayout: Sendable {
         attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         relationshipIndex = Dictionary(
             relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        attributeTypes = attributes.map(\.type)
+        storedAttributes = attributes.enumerated().filter { !$0.element.isTransient }.map {
+            ($0.offset, $0.element.name, $0.element.type)
+        }
+        storedRelationships = relationships.enumerated().filter { !$0.element.isTransient }.map {
+            ($0.offset, $0.element.name, $0.element.isToMany)
+        }
         nullBytes = (attributes.count + 7) / 8
         var offset = nullBytes
         var slots: [AttributeSlot] = []
@@ -67,7 +81,9 @@ public final class EntityLayout: Sendable {
     public func converted(_ value: AttributeValue, forAttributeAt index: Int) throws(ValueConversionError)
         -> AttributeValue
     {
-        try AttributeValue.converted(value, to: attributes[index], composites: composites)
+        // A value already of the attribute's type (the rule for values read from a store) is itself.
+        if let type = value.type, type != .composite, type != .undefined, type == attributeTypes[index] { return value }
+        return try AttributeValue.converted(value, to: attributes[index], composites: composites)
     }
 
     /// Whether objects of this entity are also of kind `entityName` (the entity itself or an ancestor).

@@ -124,8 +124,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         var converted: [(Int, AttributeValue)] = []
         var raw: [Int: AttributeValue] = [:]
         converted.reserveCapacity(entity.attributes.count)
-        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            let value = snapshot[attribute: attribute.name]
+        for (i, name, _) in entity.storedAttributes {
+            let value = snapshot[attribute: name]
             if value.isNull {
                 converted.append((i, .null))
                 continue
@@ -133,10 +133,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             do {
                 converted.append((i, try entity.converted(value, forAttributeAt: i)))
             } catch {
-                guard snapshot.rawKeys.contains(attribute.name) else {
+                guard snapshot.rawKeys.contains(name) else {
                     throw ObjectGraphError(
                         .wrongValueType,
-                        "\(entity.name).\(attribute.name) of \(objectID): the stored value does not fit: \(error.description)",
+                        "\(entity.name).\(name) of \(objectID): the stored value does not fit: \(error.description)",
                         objectID: objectID)
                 }
                 raw[i] = value
@@ -149,13 +149,12 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
         }
         for (i, value) in converted { storage!.set(i, value, layout: entity) }
-        for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
-            if relationship.isToMany {
+        for (i, name, isToMany) in entity.storedRelationships {
+            if isToMany {
                 relationshipSlots[i] =
-                    snapshot.toManyFaults.contains(relationship.name)
-                    ? .toManyFault : .unresolvedToMany(snapshot.toMany[relationship.name] ?? [])
+                    snapshot.toManyFaults.contains(name) ? .toManyFault : .unresolvedToMany(snapshot.toMany[name] ?? [])
             } else {
-                relationshipSlots[i] = .unresolvedToOne(snapshot.toOne[relationship.name] ?? nil)
+                relationshipSlots[i] = .unresolvedToOne(snapshot.toOne[name] ?? nil)
             }
         }
         storeVersion = snapshot.version
