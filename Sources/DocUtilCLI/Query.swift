@@ -91,6 +91,8 @@ struct Query: ParsableCommand {
             if let limit { request.fetchLimit = limit }
             if let offset { request.fetchOffset = offset }
             let objects = try opened.context.fetch(request)
+            // Every object's to-many relationships are written: read them in one go, not one query per object.
+            try opened.context.prefetchToManyRelationships(of: objects)
             let ordered = request.sortDescriptors.isEmpty ? ObjectOutput.sorted(objects) : objects
             FileHandle.standardOutput.write(
                 Data(try ObjectOutput.render(ordered, as: format, model: opened.model).utf8))

@@ -1,5 +1,5 @@
 public import Foundation
-public import ModelFiles
+import ModelFiles
 public import ObjectGraph
 
 /// An Xcode mapping model (`.xcmappingmodel`), read from its `xcmapping.xml`: a Core Data XML store of Xcode's own

@@ -27,7 +27,9 @@ struct SafetyCommandTests {
         let directory = try Fixtures.temporaryDirectory()
         let folder = directory.appendingPathComponent("out.sqlite")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("keep").path, contents: Data("x".utf8))
+        #expect(
+            FileManager.default.createFile(atPath: folder.appendingPathComponent("keep").path, contents: Data("x".utf8))
+        )
         for (output, type) in [(folder.path, "sqlite"), (folder.path, "xml"), ("/dev/null", "binary")] {
             let result = try Docutil.run(
                 ["convert", Fixtures.project("Library.xml").path, output, "--to", type, "--force"])
@@ -40,8 +42,8 @@ struct SafetyCommandTests {
     @Test func forceReplacesARegularFileWholeAndFollowsALink() throws {
         let directory = try Fixtures.temporaryDirectory()
         let target = directory.appendingPathComponent("target.sqlite")
-        FileManager.default.createFile(atPath: target.path, contents: Data("old".utf8))
-        FileManager.default.createFile(atPath: target.path + "-wal", contents: Data("stale".utf8))
+        #expect(FileManager.default.createFile(atPath: target.path, contents: Data("old".utf8)))
+        #expect(FileManager.default.createFile(atPath: target.path + "-wal", contents: Data("stale".utf8)))
         let link = directory.appendingPathComponent("link.sqlite")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let result = try Docutil.run(["convert", Fixtures.project("Library.xml").path, link.path, "--force"])

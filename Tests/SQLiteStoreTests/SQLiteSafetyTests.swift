@@ -313,7 +313,8 @@ struct SQLiteSafetyTests {
     @Test func aStaleScratchFolderOfADeadProcessIsSwept() throws {
         let stale = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docutil-999999999-deadbeef")
         try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: stale.appendingPathComponent("store.sqlite").path, contents: Data())
+        #expect(
+            FileManager.default.createFile(atPath: stale.appendingPathComponent("store.sqlite").path, contents: Data()))
         let live = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docutil-\(getpid())-livelive")
         try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: live) }

@@ -42,7 +42,7 @@ struct XMLStoreTests {
             ))
         #expect(text.contains("<object type=\"SPECIALITEM\" id=\"z"))
         #expect(
-            try text.contains("<attribute name=\"created\" type=\"date\">336046917.00164198875427246094</attribute>"))
+            text.contains("<attribute name=\"created\" type=\"date\">336046917.00164198875427246094</attribute>"))
         #expect(text.contains("type=\"1/1\" destination=\"OWNER\" idrefs=\"z"))
         #expect(text.contains("<relationship name=\"parts\" type=\"0/0\" destination=\"ITEM\" idrefs=\""))
         #expect(!text.contains("scratch"))

@@ -1,15 +1,5 @@
-public import Foundation
+import Foundation
 import Synchronization
-
-/// Reads the bytes a Transformable attribute stores into the value they stand for, to show it (the reverse
-/// direction of Core Data's `ValueTransformer`, found by the model's `valueTransformerName`).
-public protocol StoredValueTransformer: Sendable {
-    /// The value the stored bytes stand for, as a property list.
-    /// - Parameter data: the bytes the store holds.
-    /// - Returns: the value.
-    /// - Throws: any error when the bytes are not what the transformer reads; the value is then shown as bytes.
-    func value(from data: Data) throws -> PropertyList
-}
 
 /// The transformers known by name: Core Data's secure unarchiver built in, and any an app registers.
 public enum ValueTransformerRegistry {
@@ -40,21 +30,5 @@ public enum ValueTransformerRegistry {
         if let found = registered.withLock({ $0[key] }) { return found }
         if key.isEmpty || keyedArchiveNames.contains(key) { return SecureUnarchiveFromData() }
         return nil
-    }
-}
-
-/// Core Data's default transformer (`NSSecureUnarchiveFromData`), reversed: the root of a keyed archive of
-/// `NSArray`, `NSDictionary`, `NSSet`, `NSString`, `NSNumber`, `NSDate`, `NSData`, `NSURL`, `NSUUID`,
-/// `NSDecimalNumber` and `NSNull`. An archive of any other class is not read (an error).
-public struct SecureUnarchiveFromData: StoredValueTransformer {
-    /// The transformer.
-    public init() {}
-
-    /// The archive's root object.
-    /// - Parameter data: a keyed archive.
-    /// - Returns: its root object, sets as arrays and `NSNull` as ``PropertyList/null``.
-    /// - Throws: ``ModelFileError`` for bytes that are not a keyed archive of those classes.
-    public func value(from data: Data) throws -> PropertyList {
-        try KeyedArchiveReader.rootObject(of: data)
     }
 }
