@@ -19,6 +19,7 @@ import Testing
             <attribute name="totalWords" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@sum.words" usesScalarValueType="YES"/>
             <attribute name="authorName" optional="YES" attributeType="String" derived="YES" derivationExpression="author.name"/>
             <attribute name="shout" optional="YES" attributeType="String" derived="YES" derivationExpression="uppercase:(title)"/>
+            <attribute name="searchTitle" optional="YES" attributeType="String" derived="YES" derivationExpression="canonical:(title)"/>
             <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
             <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
         </entity>
@@ -39,7 +40,7 @@ import Testing
         let author = try context.insertNewObject(forEntityName: "Author")
         try author.setValue(.string("Le Guin"), forKey: "name")
         let book = try context.insertNewObject(forEntityName: "Book")
-        try book.setValue(.string("Earthsea"), forKey: "title")
+        try book.setValue(.string("Éarthsea"), forKey: "title")
         try book.setObject(author, forKey: "author")
         var pages: [ManagedObject] = []
         for words in [100, 250, 50] {
@@ -55,14 +56,16 @@ import Testing
         #expect(
             try values() == [
                 "\(PredicateValue.integer(3))", "\(PredicateValue.integer(400))", #"string("Le Guin")"#,
-                #"string("EARTHSEA")"#,
+                #"string("ÉARTHSEA")"#,
             ])
+        #expect(try book.value(forKey: "searchTitle") == .string("earthsea"))
         context.delete(pages[0])
         try book.setValue(.string("Tombs"), forKey: "title")
         try context.save()
         #expect(try book.value(forKey: "pagesCount") == .integer(2))
         #expect(try book.value(forKey: "totalWords") == .integer(300))
         #expect(try book.value(forKey: "shout") == .string("TOMBS"))
+        #expect(try book.value(forKey: "searchTitle") == .string("tombs"))
 
         // What the file holds: read again by a new coordinator.
         let again = PersistentStoreCoordinator(model: model)

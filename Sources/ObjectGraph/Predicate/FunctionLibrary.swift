@@ -5,7 +5,8 @@ enum FunctionLibrary {
     /// Every function name `call` knows (without trailing colons), for documentation and tests.
     static let names: [String] = [
         "sum", "count", "min", "max", "average", "median", "mode", "stddev", "sqrt", "log", "ln", "exp", "floor",
-        "ceiling", "abs", "trunc", "random", "randomn", "now", "uppercase", "lowercase", "noindex", "length",
+        "ceiling", "abs", "trunc", "random", "randomn", "now", "uppercase", "lowercase", "canonical", "noindex",
+        "length",
         "add:to", "from:subtract", "multiply:by", "divide:by", "modulus:by", "raise:toPower", "bitwiseAnd:with",
         "bitwiseOr:with", "bitwiseXor:with", "leftshift:by", "rightshift:by", "onesComplement", "castObject:toType",
     ]
@@ -103,6 +104,13 @@ enum FunctionLibrary {
             if args[0].isNull { return .null }
             guard case .string(let s) = args[0] else { throw bad(args[0]) }
             return .string(name == "uppercase" ? s.uppercased() : s.lowercased())
+        case "canonical":
+            // Core Data's derived-attribute function: the string folded for case- and diacritic-insensitive
+            // comparison, as `[cd]` compares.
+            try need(1)
+            if args[0].isNull { return .null }
+            guard case .string(let s) = args[0] else { throw bad(args[0]) }
+            return .string(ValueComparison.fold(s, [.caseInsensitive, .diacriticInsensitive]))
         case "noindex":
             try need(1)
             return args[0]
