@@ -137,31 +137,54 @@ extension SQLiteStore {
     /// The columns and values of the given attributes and to-one relationships of a snapshot (all of them when
     /// `keys` is nil).
     private func columnValues(_ snapshot: ObjectSnapshot, keys: Set<String>?) -> [(String, SQLiteValue)] {
-        let entityName = snapshot.objectID.entityName
-        guard let layout = model.layout(of: entityName) else { return [] }
         var result: [(String, SQLiteValue)] = []
-        for attribute in layout.attributes where !attribute.isTransient && keys?.contains(attribute.name) != false {
-            guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
-            let value = snapshot[attribute: attribute.name]
-            if attribute.type == .composite {
-                for member in column.members {
+        for source in columnPlan(for: snapshot.objectID.entityName) {
+            switch source {
+            case .attribute(let name, let column, let external):
+                if let keys, !keys.contains(name) { continue }
+                result.append((column, SQLiteValueCoding.encode(snapshot[attribute: name], external: external)))
+            case .composite(let name, let members):
+                if let keys, !keys.contains(name) { continue }
+                let value = snapshot[attribute: name]
+                for member in members {
                     result.append((member.column, SQLiteValueCoding.encode(Self.member(value, member.path[...]))))
                 }
-                continue
-            }
-            result.append(
-                (column.column, SQLiteValueCoding.encode(value, external: attribute.allowsExternalBinaryDataStorage)))
-        }
-        for relationship in layout.relationships
-        where !relationship.isToMany && !relationship.isTransient && keys?.contains(relationship.name) != false {
-            guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
-            let destination = snapshot.toOne[relationship.name] ?? nil
-            result.append((column.column, destination.map { .integer($0.primaryKey) } ?? .null))
-            if let entColumn = column.entityColumn {
-                result.append((entColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null))
+            case .toOne(let name, let column, let entityColumn):
+                if let keys, !keys.contains(name) { continue }
+                let destination = snapshot.toOne[name] ?? nil
+                result.append((column, destination.map { .integer($0.primaryKey) } ?? .null))
+                if let entityColumn {
+                    result.append((entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null))
+                }
             }
         }
         return result
+    }
+
+    /// The columns of an entity's rows in order, with the property each comes from: its stored attributes, then
+    /// its to-one relationships (and their entity columns).
+    func columnPlan(for entityName: String) -> [ColumnSource] {
+        if let plan = columnPlans[entityName] { return plan }
+        var plan: [ColumnSource] = []
+        if let layout = model.layout(of: entityName) {
+            for attribute in layout.attributes where !attribute.isTransient {
+                guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
+                if attribute.type == .composite {
+                    plan.append(.composite(name: attribute.name, members: column.members.map { ($0.column, $0.path) }))
+                } else {
+                    plan.append(
+                        .attribute(
+                            name: attribute.name, column: column.column,
+                            external: attribute.allowsExternalBinaryDataStorage))
+                }
+            }
+            for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
+                guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
+                plan.append(.toOne(name: relationship.name, column: column.column, entityColumn: column.entityColumn))
+            }
+        }
+        columnPlans[entityName] = plan
+        return plan
     }
 
     /// The value of a composite member at a path (null when the composite or a level of it is null).
@@ -284,4 +307,11 @@ extension SQLiteStore {
         }
         return true
     }
+}
+
+/// Where a column's value comes from in a snapshot.
+enum ColumnSource {
+    case attribute(name: String, column: String, external: Bool)
+    case composite(name: String, members: [(column: String, path: [String])])
+    case toOne(name: String, column: String, entityColumn: String?)
 }

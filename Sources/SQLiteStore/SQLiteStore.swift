@@ -27,6 +27,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var model: ManagedObjectModel!
     /// The INSERT statement of each entity, with its number of value columns (made once per entity).
     var insertSQL: [String: (sql: String, columns: Int)] = [:]
+    /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
+    var columnPlans: [String: [ColumnSource]] = [:]
     /// Entities of the model that have no `Z_PRIMARYKEY` row yet (added to the model after the store was made),
     /// with the number and parent number given them: the row is added by the first save that inserts one, as Core
     /// Data does.
@@ -296,6 +298,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
             if isNew {
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
+                columnPlans = [:]
                 try createSchema()
                 triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
@@ -320,6 +323,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 numbers = try numbersForMissingEntities(numbers, rowNames: rowNames, claimed: seen)
                 schema = try SQLiteSchema(model: model, numbers: numbers)
                 insertSQL = [:]
+                columnPlans = [:]
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
