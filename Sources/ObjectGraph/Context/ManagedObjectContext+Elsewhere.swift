@@ -50,6 +50,7 @@ extension ManagedObjectContext {
     public func validateForSave() throws(ContextError) {
         processPendingChanges()
         try checkValidation()
+        validatedGeneration = changeGeneration
     }
 
     /// Throws a kept failure, or every failed rule, for the changes as they stand.

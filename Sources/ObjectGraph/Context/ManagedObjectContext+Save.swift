@@ -19,8 +19,13 @@ extension ManagedObjectContext {
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
         for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
         processPendingChanges()
-        try updateDerivedAttributes(insertedObjects + updatedObjects)
-        try checkValidation()
+        let derived = try updateDerivedAttributes(insertedObjects + updatedObjects)
+        // Validated just before (validateForSave, nothing changed since, no derived values set): not again.
+        if validatedGeneration == changeGeneration && !derived {
+            if let failure = pendingFailures.first { throw .object(failure) }
+        } else {
+            try checkValidation()
+        }
 
         let insertedNow = insertedObjects
         let updatedNow = updatedObjects
@@ -247,7 +252,10 @@ extension ManagedObjectContext {
     /// triggers (Apple's `Z_DA_…`) writes the triggers' value instead.
     /// - Throws: ``ContextError`` naming the object and attribute when an expression can't be read or evaluated, or
     ///   gives a value that does not fit the attribute: the save writes nothing.
-    func updateDerivedAttributes(_ objects: [ManagedObject]) throws(ContextError) {
+    /// - Returns: whether any derived attribute was set.
+    @discardableResult
+    func updateDerivedAttributes(_ objects: [ManagedObject]) throws(ContextError) -> Bool {
+        var setAny = false
         var parsed: [String: ObjectExpression] = [:]
         let composites = Dictionary(
             persistentStoreCoordinator.model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -289,6 +297,7 @@ extension ManagedObjectContext {
                             ObjectGraphError(.wrongValueType, "\(place): \(error)", objectID: object.objectID))
                     }
                 }
+                setAny = true
                 do {
                     try object.setPrimitiveValue(value, forKey: attribute.name)
                 } catch {
@@ -296,5 +305,6 @@ extension ManagedObjectContext {
                 }
             }
         }
+        return setAny
     }
 }

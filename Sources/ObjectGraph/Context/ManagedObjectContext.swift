@@ -115,6 +115,10 @@ public final class ManagedObjectContext {
 
     func bumpGeneration() { changeGeneration &+= 1 }
 
+    /// The ``changeGeneration`` at which ``validateForSave()`` last passed: a save right after it (nothing changed
+    /// in between) does not check every rule again.
+    var validatedGeneration: UInt64?
+
     /// Adds an object to the inserted set, keeping ``droppedCount``.
     func addInserted(_ object: ManagedObject) {
         guard !inserted.contains(object) else { return }
@@ -378,6 +382,8 @@ public final class ManagedObjectContext {
     /// Records an object's state before its first unsaved change (to-many relationships still faults are left out:
     /// see ``willChange(_:relationship:)``).
     func willChange(_ object: ManagedObject) {
+        // Whatever was validated is stale now.
+        validatedGeneration = nil
         guard !object.isInserted, originals[ObjectIdentifier(object)] == nil, object.storage != nil else { return }
         originals[ObjectIdentifier(object)] = captureState(object)
     }

@@ -79,6 +79,22 @@ struct DeleteRuleTests {
 }
 
 struct ValidationTests {
+    /// A save right after validateForSave does not check again what was just checked, but anything changed in
+    /// between is checked.
+    @Test func aChangeAfterValidateForSaveIsStillValidated() throws {
+        let context = try Company.context()
+        let department = try context.insertNewObject(forEntityName: "Department")
+        try department.setValue(.string("Research"), forKey: "name")
+        try context.validateForSave()
+        try department.setValue(.null, forKey: "name")
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.validationErrors.map(\.code) == [.required])
+        try department.setValue(.string("Research"), forKey: "name")
+        try context.validateForSave()
+        try context.save()
+        #expect(!department.objectID.isTemporary)
+    }
+
     @Test func everyFailureIsReportedAndNothingIsSaved() throws {
         let context = try Company.context()
         let nameless = try context.insertNewObject(forEntityName: "Employee")
