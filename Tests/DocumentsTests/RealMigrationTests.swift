@@ -374,4 +374,59 @@ struct RealMigrationTests {
         }
         #expect(!after.keys.contains { $0.hasPrefix("Maker/") })
     }
+
+    /// CoreDataPlus's V2→V3 policy, written for docutil: one Maker per maker name, each car's createdBy set to it
+    /// (the inverse, Maker.cars, is completed by the migration).
+    struct MakerPolicy: EntityMigrationPolicy {
+        func destinationValues(
+            for source: MigrationSourceObject, mapping: EntityMapping, proposed: [String: AttributeValue]
+        ) throws -> [[String: AttributeValue]] { [proposed] }
+
+        func createRelationships(
+            for source: MigrationSourceObject, mapping: EntityMapping, in destination: MigrationDestination
+        ) throws {
+            guard case .string(let name) = try source.predicateValue(forKey: "maker") else { return }
+            let maker =
+                try destination.objects(entityName: "Maker", whereKey: "name", equals: .string(name)).first
+                ?? destination.insert(entityName: "Maker", values: ["name": .string(name)])
+            for car in destination.objectsMadeFromSource { try destination.link(car, "createdBy", to: maker) }
+        }
+    }
+
+    @Test func aRegisteredPolicyMakesObjectsOfAnotherEntity() throws {
+        let prefix = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld__"
+        let old = try Self.model(prefix, "SampleModel2")
+        let folder = try Fixtures.temporaryDirectory()
+        let source = folder.appendingPathComponent("old.sqlite")
+        var objects = Self.objects(for: old)
+        // Two cars share a maker: one Maker object for both.
+        for index in objects.indices where objects[index].entity == "SportCar" {
+            objects[index].values["maker"] = .string("Ferrari")
+        }
+        try MigrationSupport.writeStore(old, type: "SQLite", at: source, objects: objects)
+        let model = folder.appendingPathComponent("SampleModel3.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Fixtures.real("xcdatamodel/\(prefix)SampleModel3.xcdatamodel__contents.xml"),
+            to: model.appendingPathComponent("contents"))
+        let mapping = Fixtures.real(
+            "xmlstore/alemar11__CoreDataPlus__Tests__Resources__SampleModel__MappingModels__V2toV3.xcmappingmodel__xcmapping.xml"
+        )
+        let output = folder.appendingPathComponent("new.sqlite")
+        let report = try DocumentMigration.migrate(
+            source, model: model, mapping: mapping, output: output,
+            policies: ["REPLACE_AT_RUNTIME.V2to3MakerPolicy": MakerPolicy()])
+        #expect(!report.warnings.contains { $0.contains("not registered") })
+        let before = try MigrationSupport.contents(of: source)
+        let after = try MigrationSupport.contents(of: output)
+        let makers = after.filter { $0.key.hasPrefix("Maker/") }
+        let cars = before.filter { !$0.key.hasPrefix("Person/") }
+        #expect(makers.count == Set(cars.values.compactMap { $0["maker"] }).count)
+        for (uri, old) in cars {
+            let created = try #require(after[uri]?["createdBy"])
+            let maker = try #require(makers[created], "\(uri) → \(created)")
+            #expect(maker["name"] == old["maker"], "\(uri)")
+            #expect(maker["cars"]?.contains(uri) == true, "\(uri)")
+        }
+    }
 }

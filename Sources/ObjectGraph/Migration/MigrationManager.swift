@@ -104,6 +104,7 @@ public struct MigrationManager: Sendable {
             manager: self, snapshots: snapshots, storeIdentifier: storeIdentifier, sharedKeys: sharedKeys)
         try run.createObjects()
         try run.setRelationships()
+        try run.runPolicies()
         try run.completeInverses()
         try run.validate()
         return run.result()

@@ -301,6 +301,36 @@ struct MigrationRun {
         return result
     }
 
+    /// The registered policies' second stage, source object by source object, mapping by mapping.
+    mutating func runPolicies() throws(MigrationError) {
+        guard !manager.policies.isEmpty else { return }
+        let destination = MigrationDestination(run: self)
+        let before = made.count
+        for (mappingIndex, entityMapping) in manager.mapping.entityMappings.enumerated() {
+            guard let className = entityMapping.migrationPolicyClassName, let policy = manager.policies[className],
+                let sources = byMapping[entityMapping.name]
+            else { continue }
+            for (sourceID, indices) in sources.sorted(by: { $0.key.primaryKey < $1.key.primaryKey }) {
+                guard let object = graph.object(sourceID) else { continue }
+                destination.source = sourceID
+                destination.mapping = mappingIndex
+                destination.fromSource = indices
+                do {
+                    try policy.createRelationships(for: object, mapping: entityMapping, in: destination)
+                } catch {
+                    fail(
+                        entityMapping.destinationEntityName ?? entityMapping.name, nil,
+                        "\(sourceID): the migration policy \(className): \(error)")
+                }
+            }
+        }
+        made = destination.made
+        for index in before..<made.count {
+            if let id = made[index].id { madeByID[id] = index }
+        }
+        try stopIfFailed()
+    }
+
     // MARK: - Stage 3: inverses and validation
 
     /// Sets the other side of every relationship a mapping set only one side of.

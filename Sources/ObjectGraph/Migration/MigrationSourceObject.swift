@@ -90,4 +90,23 @@ public protocol EntityMigrationPolicy: Sendable {
     func destinationValues(
         for source: MigrationSourceObject, mapping: EntityMapping, proposed: [String: AttributeValue]
     ) throws -> [[String: AttributeValue]]
+
+    /// The second stage, after every mapping made its objects and relationships: more objects (of any entity)
+    /// and links for one source object, through `destination` — Core Data's `createRelationships(forDestination:…)`
+    /// and the objects a policy inserts into the destination context. The default does nothing.
+    /// - Parameters:
+    ///   - source: the source object.
+    ///   - mapping: the entity mapping that made ``MigrationDestination/objectsMadeFromSource`` from it.
+    ///   - destination: the destination objects, to find, make and link.
+    /// - Throws: any error, which stops the migration (nothing is written) and is reported with the object.
+    func createRelationships(
+        for source: MigrationSourceObject, mapping: EntityMapping, in destination: MigrationDestination)
+        throws
+}
+
+extension EntityMigrationPolicy {
+    /// Nothing beyond the mapping's own relationships.
+    public func createRelationships(
+        for source: MigrationSourceObject, mapping: EntityMapping, in destination: MigrationDestination
+    ) throws {}
 }
