@@ -3,7 +3,6 @@ import Documents
 import Foundation
 import ModelFiles
 import ObjectGraph
-import SQLiteStore
 
 /// `docutil info DOC`: what a document is and holds.
 struct Info: ParsableCommand {
@@ -40,23 +39,17 @@ struct Info: ParsableCommand {
             var identifiers: [String] = []
             var modelSource: String?
             var extra: [(String, JSONValue)] = []
-            if SQLiteStoreFile.isSQLite(url) {
+            if let summary = try SQLiteDocumentSummary.read(url) {
                 storeType = "SQLite"
-                let file = try SQLiteStoreFile(url: url)
-                counts = file.entityCounts
-                metadata = file.metadata.compactMapValues(\.metadataValue)
-                uuid = file.uuid
+                counts = summary.entityCounts
+                metadata = summary.metadata
+                uuid = summary.uuid
                 if case .array(let ids)? = metadata["NSStoreModelVersionIdentifiers"] {
                     identifiers = ids.compactMap {
                         if case .string(let s) = $0 { return s }; return nil
                     }
                 }
-                // As DocumentStack chooses: the model we embed in stores we write, else Apple's model cache.
-                if metadata.removeValue(forKey: StoreMetadata.modelKey) != nil {
-                    modelSource = "embedded"
-                } else {
-                    modelSource = file.modelCache == nil ? nil : "Z_MODELCACHE"
-                }
+                modelSource = summary.modelSource
                 let walSize = try Self.fileSize(url.path + "-wal")
                 let walMembers: [(String, JSONValue)] = [
                     ("present", .bool(walSize != nil)), ("size", walSize.map { JSONValue.int($0) } ?? .null),
@@ -67,7 +60,7 @@ struct Info: ParsableCommand {
                 extra.append(
                     (
                         "persistentHistory",
-                        file.history.map {
+                        summary.history.map {
                             JSONValue.object([
                                 ("transactions", .int(Int64($0.transactions))), ("changes", .int(Int64($0.changes))),
                             ])

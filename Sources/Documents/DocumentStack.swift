@@ -318,8 +318,7 @@ public enum DocumentStack {
         } catch let error as ModelFileError {
             throw DocumentError(error)
         } catch let error as SQLiteStoreError {
-            throw DocumentError(
-                error.code == .notFound ? .noInput : (error.code == .io ? .io : .badData), error.description)
+            throw DocumentError(error)
         } catch let error as DocumentError {
             throw error
         } catch {

@@ -3,7 +3,6 @@ import Documents
 import Foundation
 import ModelFiles
 import ObjectGraph
-import SQLiteStore
 
 /// The documented exit statuses (sysexits.h), and the mapping from library errors to them.
 enum ExitStatus {
@@ -24,12 +23,6 @@ enum ExitStatus {
             case .io: ioError
             case .unrecognizedFormat, .malformed, .invalidModel: badData
             }
-        case let e as SQLiteStoreError:
-            switch e.code {
-            case .notFound: noInput
-            case .io: ioError
-            case .notAStore, .malformed: badData
-            }
         case let e as DocumentError: e.code.rawValue
         // A predicate, template or variable that cannot be used is bad input, whatever the reason.
         case is ObjectPredicateError: badData
@@ -45,7 +38,7 @@ enum ExitStatus {
             default: badData
             }
         case is StoreError: badData
-        default: ioError
+        default: DocumentError.exitStatus(for: error) ?? ioError
         }
     }
 }
