@@ -327,24 +327,32 @@ struct RealMigrationTests {
         try reopened.close()
     }
 
+    static let coreDataPlusPrefix = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld__"
+    static let coreDataPlusMapping = Fixtures.real(
+        "xmlstore/alemar11__CoreDataPlus__Tests__Resources__SampleModel__MappingModels__V2toV3.xcmappingmodel__xcmapping.xml"
+    )
+
+    /// A folder with CoreDataPlus's SampleModel3 as an `.xcdatamodel`, and its SampleModel2 (the version a store is
+    /// written with before migrating with ``coreDataPlusMapping``).
+    static func coreDataPlusModels() throws -> (folder: URL, old: ManagedObjectModel, new: URL) {
+        let folder = try Fixtures.temporaryDirectory()
+        let model = folder.appendingPathComponent("SampleModel3.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Fixtures.real("xcdatamodel/\(coreDataPlusPrefix)SampleModel3.xcdatamodel__contents.xml"),
+            to: model.appendingPathComponent("contents"))
+        return (folder, try Self.model(coreDataPlusPrefix, "SampleModel2"), model)
+    }
+
     /// CoreDataPlus's V2→V3 mapping model with the SampleModel2 and SampleModel3 versions it was made for, on a
     /// SampleModel2 store in each store type: checked object by object (its policy, which makes Maker objects from
     /// the cars' maker names, is not registered: the default behaviour runs, and Maker stays empty).
     @Test(arguments: ["SQLite", "XML", "Binary"])
     func mappingModelMigrationOfCoreDataPlusSampleModel(type: String) throws {
-        let prefix = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld__"
-        let old = try Self.model(prefix, "SampleModel2")
-        let folder = try Fixtures.temporaryDirectory()
+        let (folder, old, model) = try Self.coreDataPlusModels()
         let source = folder.appendingPathComponent("old.store")
         try MigrationSupport.writeStore(old, type: type, at: source, objects: Self.objects(for: old))
-        let model = folder.appendingPathComponent("SampleModel3.xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: Fixtures.real("xcdatamodel/\(prefix)SampleModel3.xcdatamodel__contents.xml"),
-            to: model.appendingPathComponent("contents"))
-        let mapping = Fixtures.real(
-            "xmlstore/alemar11__CoreDataPlus__Tests__Resources__SampleModel__MappingModels__V2toV3.xcmappingmodel__xcmapping.xml"
-        )
+        let mapping = Self.coreDataPlusMapping
         let before = try MigrationSupport.contents(of: source)
         let output = folder.appendingPathComponent("new.store")
         let report = try DocumentMigration.migrate(source, model: model, mapping: mapping, output: output)
@@ -394,9 +402,7 @@ struct RealMigrationTests {
     }
 
     @Test func aRegisteredPolicyMakesObjectsOfAnotherEntity() throws {
-        let prefix = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld__"
-        let old = try Self.model(prefix, "SampleModel2")
-        let folder = try Fixtures.temporaryDirectory()
+        let (folder, old, model) = try Self.coreDataPlusModels()
         let source = folder.appendingPathComponent("old.sqlite")
         var objects = Self.objects(for: old)
         // Two cars share a maker: one Maker object for both.
@@ -404,14 +410,7 @@ struct RealMigrationTests {
             objects[index].values["maker"] = .string("Ferrari")
         }
         try MigrationSupport.writeStore(old, type: "SQLite", at: source, objects: objects)
-        let model = folder.appendingPathComponent("SampleModel3.xcdatamodel")
-        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: Fixtures.real("xcdatamodel/\(prefix)SampleModel3.xcdatamodel__contents.xml"),
-            to: model.appendingPathComponent("contents"))
-        let mapping = Fixtures.real(
-            "xmlstore/alemar11__CoreDataPlus__Tests__Resources__SampleModel__MappingModels__V2toV3.xcmappingmodel__xcmapping.xml"
-        )
+        let mapping = Self.coreDataPlusMapping
         let output = folder.appendingPathComponent("new.sqlite")
         let report = try DocumentMigration.migrate(
             source, model: model, mapping: mapping, output: output,

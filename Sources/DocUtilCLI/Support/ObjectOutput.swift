@@ -86,28 +86,11 @@ enum ObjectOutput {
             ("values", .object(values)),
         ]
         // Transformable values a known transformer reads, beside their bytes (which stay in values, losslessly).
-        let transformed = try transformedValues(object, attributes)
+        let transformed = try EntityOutputPlan(object.entity).transformedValues(object)
         if !transformed.isEmpty {
             members.append(("transformed", .object(transformed.map { ($0.0, json($0.1)) })))
         }
         return .object(members)
-    }
-
-    /// The Transformable attributes of an object whose bytes a known transformer reads (Core Data's secure
-    /// unarchiver, or one the app registered), with the values, by name.
-    static func transformedValues(_ object: ManagedObject, _ attributes: [AttributeDescription]) throws -> [(
-        String, PropertyList
-    )] {
-        var result: [(String, PropertyList)] = []
-        for attribute in attributes where attribute.type == .transformable {
-            guard case .transformable(let data) = try object.attributeValue(forKey: attribute.name),
-                let transformer = ValueTransformerRegistry.transformer(forName: attribute.valueTransformerName)
-            else { continue }
-            // Bytes the transformer does not read (an archive of the app's own class) are shown as bytes.
-            guard let value = try? transformer.value(from: data) else { continue }
-            result.append((attribute.name, value))
-        }
-        return result.sorted { $0.0 < $1.0 }
     }
 
     static func json(_ value: PropertyList) -> JSONValue {
@@ -137,10 +120,12 @@ enum ObjectOutput {
         }
     }
 
-    static func text(_ object: ManagedObject) throws -> String {
+    /// An object as text, one property a line; `plan` is the entity's, when the caller keeps them.
+    static func text(_ object: ManagedObject, plan: EntityOutputPlan? = nil) throws -> String {
         var out = "\(object.entity.name) \(object.objectID)\n"
         let (attributes, relationships) = properties(object)
-        let transformed = Dictionary(try transformedValues(object, attributes), uniquingKeysWith: { a, _ in a })
+        let transformed = Dictionary(
+            try (plan ?? EntityOutputPlan(object.entity)).transformedValues(object), uniquingKeysWith: { a, _ in a })
         for attribute in attributes.sorted(by: { $0.name < $1.name }) {
             let value = try object.attributeValue(forKey: attribute.name)
             if let decoded = transformed[attribute.name] {
@@ -281,7 +266,7 @@ struct ObjectStream {
                 out.append(count == 0 ? "\n    " : ",\n    ")
                 try plans.plan(for: object.entity).writeJSON(object, uris: uris, to: &out, indent: 2)
             case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns, uris: uris))
-            case .text: out.append(try ObjectOutput.text(object))
+            case .text: out.append(try ObjectOutput.text(object, plan: plans.plan(for: object.entity)))
             }
             count += 1
         }

@@ -182,7 +182,7 @@ enum LegacyModelReader {
                 for constraint in constraints {
                     xml += "            <uniquenessConstraint>\n"
                     for property in constraint {
-                        xml += "                <constraint value=\"\(Self.escape(property))\"/>\n"
+                        xml += "                <constraint value=\"\(XMLText.escape(property))\"/>\n"
                     }
                     xml += "            </uniquenessConstraint>\n"
                 }
@@ -193,7 +193,7 @@ enum LegacyModelReader {
                 xml += "        <compoundIndexes>\n"
                 for index in indexes {
                     xml += "            <compoundIndex>\n"
-                    for property in index { xml += "                <index value=\"\(Self.escape(property))\"/>\n" }
+                    for property in index { xml += "                <index value=\"\(XMLText.escape(property))\"/>\n" }
                     xml += "            </compoundIndex>\n"
                 }
                 xml += "        </compoundIndexes>\n"
@@ -272,33 +272,16 @@ enum LegacyModelReader {
         }
 
         static func attributes(_ pairs: [(String, String?)]) -> String {
-            pairs.compactMap { key, value in value.map { " \(key)=\"\(escape($0))\"" } }.joined()
+            pairs.compactMap { key, value in value.map { " \(key)=\"\(XMLText.escape($0))\"" } }.joined()
         }
 
         static func userInfoXML(_ info: [(String, String)], indent: String) -> String {
             guard !info.isEmpty else { return "" }
             var xml = "\(indent)<userInfo>\n"
             for (key, value) in info {
-                xml += "\(indent)    <entry key=\"\(escape(key))\" value=\"\(escape(value))\"/>\n"
+                xml += "\(indent)    <entry key=\"\(XMLText.escape(key))\" value=\"\(XMLText.escape(value))\"/>\n"
             }
             return xml + "\(indent)</userInfo>\n"
-        }
-
-        static func escape(_ text: String) -> String {
-            var out = ""
-            for character in text {
-                switch character {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                case "\"": out += "&quot;"
-                case "\n": out += "&#10;"
-                case "\r": out += "&#13;"
-                case "\t": out += "&#9;"
-                default: out.append(character)
-                }
-            }
-            return out
         }
     }
 }

@@ -260,8 +260,8 @@ extension ManagedObjectContext {
         let composites = Dictionary(
             persistentStoreCoordinator.model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for object in objects where !object.isDeleted {
-            for attribute in object.entity.attributes where !attribute.isTransient {
-                guard let text = attribute.derivationExpression, !text.isEmpty else { continue }
+            for attribute in object.entity.derivedAttributes {
+                guard let text = attribute.derivationExpression else { continue }
                 let place = "\(object.objectID): derived attribute \(attribute.name) (\(text))"
                 let expression: ObjectExpression
                 if let known = parsed[text] {

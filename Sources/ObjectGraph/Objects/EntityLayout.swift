@@ -29,6 +29,8 @@ public final class EntityLayout: Sendable {
     let storedAttributes: [(slot: Int, name: String, type: AttributeType)]
     /// The type of each attribute, by slot.
     let attributeTypes: [AttributeType]
+    /// The stored attributes computed from a derivation expression (usually none), for saves.
+    let derivedAttributes: [AttributeDescription]
     /// The relationships that are stored: slot, name, and whether each is to-many.
     let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
     let slots: [AttributeSlot]
@@ -51,6 +53,7 @@ public final class EntityLayout: Sendable {
         relationshipIndex = Dictionary(
             relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         attributeTypes = attributes.map(\.type)
+        derivedAttributes = attributes.filter { !$0.isTransient && !($0.derivationExpression ?? "").isEmpty }
         storedAttributes = attributes.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.type)
         }
