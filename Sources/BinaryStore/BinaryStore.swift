@@ -17,7 +17,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
 
     public let description: StoreDescription
     public let identifier: String
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
 
     /// Registers the `"Binary"` store type.
     public static func register() {
@@ -76,8 +76,8 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     }
 
     static func metadata(
-        for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
-    ) -> [String: MetadataValue] {
+        for model: ManagedObjectModel, uuid: String, previous: [String: PropertyList]
+    ) -> [String: PropertyList] {
         StoreMetadata.standard(for: model, type: typeName, uuid: uuid, previous: previous, frameworkVersion: false)
     }
 }

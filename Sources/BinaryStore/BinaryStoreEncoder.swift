@@ -39,7 +39,7 @@ struct BinaryStoreEncoder {
         out.append(contentsOf: d)
     }
 
-    mutating func metadataValue(_ value: MetadataValue) {
+    mutating func metadataValue(_ value: PropertyList) {
         switch value {
         case .string(let s):
             out.append(1)
@@ -64,15 +64,19 @@ struct BinaryStoreEncoder {
         case .dictionary(let entries):
             out.append(8)
             varint(UInt64(entries.count))
-            for key in entries.keys.sorted() {
+            for (key, item) in entries.sorted(by: { $0.key < $1.key }) {
                 string(key)
-                metadataValue(entries[key]!)
+                metadataValue(item)
             }
+        case .uid(let u):
+            out.append(9)
+            zigzag(Int64(u))
+        case .null: out.append(10)
         }
     }
 
     mutating func encode(
-        snapshots: [ObjectSnapshot], uuid: String, metadata: [String: MetadataValue], compress: Bool
+        snapshots: [ObjectSnapshot], uuid: String, metadata: [String: PropertyList], compress: Bool
     ) throws(StoreError) -> Data {
         // Names used by the entity blocks.
         var names: [String] = []

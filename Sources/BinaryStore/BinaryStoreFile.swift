@@ -7,7 +7,7 @@ public import ObjectGraph
 public struct BinaryStoreFile: Sendable {
     public let url: URL
     public let uuid: String
-    public let metadata: [String: MetadataValue]
+    public let metadata: [String: PropertyList]
     /// The model the file was written with (Xcode `contents` XML).
     public let modelContents: String
     /// Objects per entity.
@@ -260,7 +260,7 @@ struct Cursor {
         return Data(try take(n))
     }
 
-    mutating func metadataValue(depth: Int) throws(StoreError) -> MetadataValue {
+    mutating func metadataValue(depth: Int) throws(StoreError) -> PropertyList {
         guard depth < 64 else { throw fail("metadata nested too deeply") }
         switch try byte() {
         case 1: return .string(try string())
@@ -271,17 +271,22 @@ struct Cursor {
         case 6: return .data(try data())
         case 7:
             let n = try count()
-            var items: [MetadataValue] = []
+            var items: [PropertyList] = []
             for _ in 0..<n { items.append(try metadataValue(depth: depth + 1)) }
             return .array(items)
         case 8:
             let n = try count()
-            var entries: [String: MetadataValue] = [:]
+            var entries: [String: PropertyList] = [:]
             for _ in 0..<n {
                 let key = try string()
                 entries[key] = try metadataValue(depth: depth + 1)
             }
             return .dictionary(entries)
+        case 9:
+            let u = try zigzag()
+            guard let index = Int(exactly: u), index >= 0 else { throw fail("archive reference \(u) out of range") }
+            return .uid(index)
+        case 10: return .null
         case let tag: throw fail("unknown metadata tag \(tag)")
         }
     }

@@ -34,8 +34,10 @@ struct ImportSourceOptions: ParsableArguments {
         return ImportOptions(entity: entity, mapping: mapping, format: from?.format, progress: progress)
     }
 
-    /// One line, redrawn in place: the file, how much of it is read, records and records per second.
+    /// One line, redrawn in place once the import has taken about a second: the file, how much of it is read,
+    /// records and records per second.
     @Sendable static func showProgress(_ progress: ImportProgress) {
+        guard progress.elapsed >= ProgressLine.delay else { return }
         var line = "importing \(progress.file.lastPathComponent):"
         if progress.totalBytes > 0 {
             line += " \(Int(Double(progress.bytesRead) * 100 / Double(progress.totalBytes)))%"

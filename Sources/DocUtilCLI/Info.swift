@@ -33,7 +33,7 @@ struct Info: ParsableCommand {
             var members: [(String, JSONValue)] = [("path", .string(document))]
             if isPackage { members.append(("package", .object([("store", .string(url.path))]))) }
             var counts: [String: Int] = [:]
-            var metadata: [String: MetadataValue] = [:]
+            var metadata: [String: PropertyList] = [:]
             var uuid: String?
             var storeType: String
             var identifiers: [String] = []
@@ -85,7 +85,7 @@ struct Info: ParsableCommand {
             members.append(("uuid", JSONValue.optional(uuid)))
             members.append(("modelVersionIdentifiers", JSONValue.array(identifiers.map { JSONValue.string($0) })))
             members.append(("modelSource", JSONValue.optional(modelSource)))
-            members.append(("metadata", Self.metadataJSON(.dictionary(metadata))))
+            members.append(("metadata", ObjectOutput.json(.dictionary(metadata))))
             var countMembers: [(String, JSONValue)] = []
             for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
                 countMembers.append((name, JSONValue.int(Int64(count))))
@@ -147,19 +147,6 @@ struct Info: ParsableCommand {
             members.append(("autosave", .object([("error", .string(error.message))])))
         }
         return members
-    }
-
-    static func metadataJSON(_ value: MetadataValue) -> JSONValue {
-        switch value {
-        case .string(let s): .string(s)
-        case .integer(let i): .int(i)
-        case .real(let r): .double(r)
-        case .boolean(let b): .bool(b)
-        case .date(let d): .string(ISO8601.string(d))
-        case .data(let d): .string(d.base64EncodedString())
-        case .array(let items): .array(items.map { metadataJSON($0) })
-        case .dictionary(let entries): .object(entries.keys.sorted().map { key in (key, metadataJSON(entries[key]!)) })
-        }
     }
 
     static func renderText(_ members: [(String, JSONValue)]) -> String {

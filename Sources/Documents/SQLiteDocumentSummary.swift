@@ -8,7 +8,7 @@ public struct SQLiteDocumentSummary: Sendable {
     /// The store's UUID.
     public var uuid: String?
     /// The metadata (without the model docutil embeds in it).
-    public var metadata: [String: MetadataValue]
+    public var metadata: [String: PropertyList]
     /// Rows by entity name (rows whose `Z_ENT` is exactly that entity).
     public var entityCounts: [String: Int]
     /// Where a model would come from: `embedded` (docutil's), `Z_MODELCACHE` (Apple's), or `nil` (none).
@@ -29,7 +29,7 @@ public struct SQLiteDocumentSummary: Sendable {
         } catch {
             throw DocumentError(error)
         }
-        var metadata = file.metadata.compactMapValues(\.metadataValue)
+        var metadata = file.metadata
         // As DocumentStack chooses: the model docutil embeds in stores it writes, else Apple's model cache.
         let modelSource: String? =
             metadata.removeValue(forKey: StoreMetadata.modelKey) != nil

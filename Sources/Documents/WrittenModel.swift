@@ -16,7 +16,7 @@ enum WrittenModel {
 
     /// The version hashes a document's metadata records (empty when it records none).
     static func recordedHashes(of url: URL, type: String) throws(DocumentError) -> [String: Data] {
-        let metadata: [String: MetadataValue]
+        let metadata: [String: PropertyList]
         do {
             metadata = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         } catch {

@@ -19,7 +19,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     public let description: StoreDescription
     public let identifier: String
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
     let database: SQLiteDatabase
     let workingDirectory: URL?
     let externalDataDirectory: URL?
@@ -58,7 +58,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 make: { description throws(StoreError) in try SQLiteStore(description: description) },
                 readMetadata: { url throws(StoreError) in
                     do throws(SQLiteStoreError) {
-                        return try SQLiteStoreFile(url: url).metadata.compactMapValues(\.metadataValue)
+                        return try SQLiteStoreFile(url: url).metadata
                     } catch {
                         throw StoreError(error.code == .notFound ? .notFound : .corrupt, path: url.path, error.message)
                     }
@@ -148,7 +148,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                         guard let dictionary = try PropertyList.read(plist).dictionary else {
                             throw ModelFileError(.malformed, "the metadata is not a dictionary")
                         }
-                        metadata = dictionary.compactMapValues(\.metadataValue)
+                        metadata = dictionary
                     } catch {
                         metadataProblem = "Z_METADATA.Z_PLIST cannot be read (\(error.message))"
                     }
@@ -476,7 +476,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         stored["_NSAutoVacuumLevel"] = .string("2")
         stored[Self.modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
         metadata = stored
-        let plist = BinaryPropertyListWriter.data(PropertyList(.dictionary(stored)))
+        let plist = BinaryPropertyListWriter.data(.dictionary(stored))
         try database.run(
             "INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
             [.text(identifier), .blob(plist)])

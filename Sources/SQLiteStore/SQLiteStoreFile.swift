@@ -1,6 +1,6 @@
 public import Foundation
 public import ModelFiles
-import ObjectGraph
+public import ObjectGraph
 
 /// Reads what a Core Data SQLite store says about itself — its metadata and the model it was written with — without
 /// modifying it or copying it (it is opened read-only in place; see ``ReadOnlyOpening`` for the one exception).

@@ -1,5 +1,6 @@
 import Foundation
 import ModelFiles
+import ObjectGraph
 
 /// The contents of a Core Data XML file as written, before names are matched to a model: entity types upper-cased,
 /// property names lower-cased, object ids as numbers.

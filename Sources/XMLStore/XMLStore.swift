@@ -19,7 +19,7 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
 
     public let description: StoreDescription
     public let identifier: String
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
     public var primaryKeyScope: PrimaryKeyScope { .store(startingAfter: 101) }
     private var nextObjectID: Int64 = 101
     /// What reading left out, when the store was opened with the option `collectProblems` = `YES` (for checking).
@@ -66,7 +66,7 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
         let snapshots = try decoder.snapshots(raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
         nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
-        let stored = raw.metadata.compactMapValues(\.metadataValue)
+        let stored = raw.metadata
         metadata = stored
         return AtomicStoreContents(identifier: identifier, metadata: stored, snapshots: snapshots)
     }
@@ -107,8 +107,8 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
 
     /// The metadata a store written with `model` carries: Apple's keys plus the model.
     static func metadata(
-        for model: ManagedObjectModel, uuid: String, previous: [String: MetadataValue]
-    ) -> [String: MetadataValue] {
+        for model: ManagedObjectModel, uuid: String, previous: [String: PropertyList]
+    ) -> [String: PropertyList] {
         var metadata = StoreMetadata.standard(for: model, type: typeName, uuid: uuid, previous: previous)
         metadata[modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
         return metadata

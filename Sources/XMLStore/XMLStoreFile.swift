@@ -7,7 +7,7 @@ public import ObjectGraph
 public struct XMLStoreFile: Sendable {
     public let url: URL
     public let uuid: String?
-    public let metadata: [String: MetadataValue]
+    public let metadata: [String: PropertyList]
     /// Objects per entity type as written (upper-cased).
     public let countsByType: [String: Int]
     let raw: RawXMLStore
@@ -17,18 +17,18 @@ public struct XMLStoreFile: Sendable {
         let raw = try XMLStoreReader(path: url.path).read(try Self.contents(of: url))
         self.url = url
         uuid = raw.uuid
-        metadata = raw.metadata.compactMapValues(\.metadataValue)
+        metadata = raw.metadata
         countsByType = raw.objects.reduce(into: [:]) { $0[$1.type, default: 0] += 1 }
         self.raw = raw
     }
 
     /// The store's UUID and metadata, read from the `<databaseInfo>` at the top of the file without reading the
     /// objects (what opening a document needs before it loads the store).
-    public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: MetadataValue]) {
+    public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: PropertyList]) {
         var reader = XMLStoreReader(path: url.path)
         reader.headerOnly = true
         let raw = try reader.read(try contents(of: url))
-        return (raw.uuid, raw.metadata.compactMapValues(\.metadataValue))
+        return (raw.uuid, raw.metadata)
     }
 
     /// The bytes of a store file (a regular file only).
@@ -41,7 +41,7 @@ public struct XMLStoreFile: Sendable {
     }
 
     /// The model a store's metadata carries (written there by docutil), if any.
-    public static func embeddedModel(in metadata: [String: MetadataValue]) throws(ModelFileError) -> ManagedObjectModel?
+    public static func embeddedModel(in metadata: [String: PropertyList]) throws(ModelFileError) -> ManagedObjectModel?
     {
         guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }
         return try ModelLoader.readContents(Data(contents.utf8))

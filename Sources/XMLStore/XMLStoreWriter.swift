@@ -50,7 +50,7 @@ struct XMLStoreWriter {
 
     /// - Throws: ``StoreError`` when a value does not fit its attribute (it is never written as something else).
     mutating func write(
-        snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: MetadataValue]
+        snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: PropertyList]
     ) throws(StoreError) -> Data {
         out.removeAll(keepingCapacity: true)
         out.reserveCapacity(256 + snapshots.count * 400)
@@ -61,7 +61,11 @@ struct XMLStoreWriter {
         append("        <UUID>\(uuid)</UUID>\n")
         append("        <nextObjectID>\(nextObjectID)</nextObjectID>\n")
         append("        <metadata>\n")
-        append(XMLPropertyListWriter.plistElement(PropertyList(.dictionary(metadata)), indent: 12))
+        do {
+            append(try XMLPropertyListWriter.plistElement(.dictionary(metadata), indent: 12))
+        } catch {
+            throw StoreError(.unsupported, "metadata: \(error.message)")
+        }
         append("        </metadata>\n    </databaseInfo>\n")
         let ordered = snapshots.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
         var plans: [String: EntityPlan] = [:]

@@ -74,6 +74,22 @@ struct ConventionsCommandTests {
             #expect(!piped.stderr.contains(word), "\(verb): \(piped.stderr)")
             #expect(!piped.stdout.contains(word))
         }
+        // An import reports records read, on a terminal only.
+        let shelves = "label\n" + (0..<3000).map { "Shelf \($0)\n" }.joined()
+        let source = folder.appendingPathComponent("Shelf.csv")
+        try Data(shelves.utf8).write(to: source)
+        let model = Fixtures.project("Library.xcdatamodeld").path
+        let importing = try ChildProcess(
+            Docutil.executable, ["import", source.path, folder.appendingPathComponent("i.xml").path, "--model", model],
+            environment: environment, terminal: true)
+        let shown = importing.read(until: "records/s", timeout: 30)
+        #expect(shown?.contains("importing Shelf.csv: ") == true, "import: \(shown ?? "nothing")")
+        #expect(importing.wait() == 0)
+        let piped = try Docutil.run(
+            ["import", source.path, folder.appendingPathComponent("p.xml").path, "--model", model],
+            environment: environment)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(!piped.stderr.contains("importing"))
     }
 
     @Test func shellCompletionScriptsAreGenerated() throws {

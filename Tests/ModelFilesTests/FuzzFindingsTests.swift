@@ -1,5 +1,6 @@
 import Foundation
 import ModelFiles
+import ObjectGraph
 import Testing
 
 /// Inputs the fuzzers found (Fuzz/), kept so that what they broke stays fixed: each is refused with an error.

@@ -1,5 +1,6 @@
 import Foundation
 import ModelFiles
+import ObjectGraph
 import Testing
 
 /// The transformer registry: Core Data's keyed-archive names built in, an app's own registered by name.

@@ -312,3 +312,48 @@ struct StoreRoundTripTests {
         #expect(try Catalog.describe(ManagedObjectContext(coordinator: third)) == after)
     }
 }
+
+/// Store metadata holds any property-list value: every store keeps what its format can hold and refuses the rest at
+/// save (the file unchanged), never dropping or replacing a value.
+struct StoreMetadataTests {
+    static let appValue: PropertyList = .dictionary([
+        "count": .integer(3), "ratio": .real(0.5), "flag": .boolean(true),
+        "when": .date(Date(timeIntervalSince1970: 0)),
+        "bytes": .data(Data([0, 1, 2])), "names": .array([.string("a"), .string("b")]),
+    ])
+    static let archiveOnly: PropertyList = .array([.uid(7), .null])
+
+    /// The package's own file stores (the test stores keep no metadata).
+    static let stores = StoreRoundTripTests.fileStores.filter {
+        [SQLiteStore.typeName, XMLStore.typeName, BinaryStore.typeName].contains($0.type)
+    }
+
+    @Test(arguments: stores)
+    func appMetadataIsKeptOrRefusedWhole(store: StoreUnderTest) throws {
+        let model = try Catalog.model()
+        let coordinator = try store.makeCoordinator(model: model)
+        let persistent = try #require(coordinator.persistentStores.first)
+        let url = try #require(persistent.description.url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 2)
+        persistent.metadata["app"] = Self.appValue
+        try context.save()
+        let saved = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: store.type, at: url)
+        #expect(saved["app"] == Self.appValue)
+
+        let before = try Data(contentsOf: url)
+        persistent.metadata["archive"] = Self.archiveOnly
+        try Catalog.populate(context, count: 1)
+        if store.type == XMLStore.typeName {
+            // An XML property list has no form for either value: the save is refused and the file left as it was.
+            let error = #expect(throws: (any Error).self) { try context.save() }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("no form in an XML property list"))
+            #expect(try Data(contentsOf: url) == before)
+        } else {
+            try context.save()
+            let after = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: store.type, at: url)
+            #expect(after["archive"] == Self.archiveOnly)
+            #expect(after["app"] == Self.appValue)
+        }
+    }
+}

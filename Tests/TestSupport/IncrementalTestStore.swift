@@ -8,7 +8,7 @@ public final class IncrementalTestStore: IncrementalStore, @unchecked Sendable {
     public static let typeName = "TestIncremental"
     public let description: StoreDescription
     public let identifier = UUID().uuidString
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
     private var rows: [ManagedObjectID: ObjectSnapshot] = [:]
     private var keys: [String: Int64] = [:]
     /// How many snapshots the coordinator asked for (to see the row cache at work).

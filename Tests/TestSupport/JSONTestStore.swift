@@ -7,7 +7,7 @@ public final class JSONTestStore: AtomicStore, @unchecked Sendable {
     public static let typeName = "TestJSON"
     public let description: StoreDescription
     public let identifier: String
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
     /// When set, the next prepared write fails (to test all-or-nothing saves).
     public nonisolated(unsafe) static var failNextWrite = false
 

@@ -1,5 +1,6 @@
 import Foundation
 import ModelFiles
+import ObjectGraph
 
 /// Binary and XML property lists (chosen by the first bytes, as the readers do).
 @_cdecl("LLVMFuzzerTestOneInput")

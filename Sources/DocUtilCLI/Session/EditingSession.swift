@@ -134,8 +134,10 @@ final class EditingSession {
             try noArguments(words, verb)
             try document.discardAutosave()
         case "help":
+            // The usage column is as wide as its longest entry: padding(toLength:) would cut longer ones.
+            let width = Self.help.map(\.0.count).max() ?? 0
             emit(
-                Self.help.map { "  \($0.0.padding(toLength: 50, withPad: " ", startingAt: 0)) \($0.1)" }.joined(
+                Self.help.map { "  \($0.0 + String(repeating: " ", count: width - $0.0.count)) \($0.1)" }.joined(
                     separator: "\n"),
                 json: .object([
                     (

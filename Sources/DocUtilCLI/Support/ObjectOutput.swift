@@ -93,6 +93,7 @@ enum ObjectOutput {
         return .object(members)
     }
 
+    /// A property list as JSON: dates in ISO 8601, data in base64, keyed-archive references as their index.
     static func json(_ value: PropertyList) -> JSONValue {
         switch value {
         case .string(let s): .string(s)

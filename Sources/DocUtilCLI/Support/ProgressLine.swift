@@ -6,10 +6,13 @@ import Foundation
 final class ProgressLine {
     private let verb: String
     private let start = Date()
-    private let delay: TimeInterval =
-        ProcessInfo.processInfo.environment["DOCUTIL_PROGRESS_DELAY"].flatMap(TimeInterval.init) ?? 1
+    private let delay = ProgressLine.delay
     private var lastDrawn = Date.distantPast
     private var drawn = false
+    /// Seconds of work before a progress line appears: about a second, or `DOCUTIL_PROGRESS_DELAY`.
+    static let delay: TimeInterval =
+        ProcessInfo.processInfo.environment["DOCUTIL_PROGRESS_DELAY"].flatMap(TimeInterval.init) ?? 1
+
     /// Whether a line is ever drawn: standard error is a terminal.
     let isShown: Bool
 

@@ -1,5 +1,5 @@
 public import Foundation
-import ObjectGraph
+public import ObjectGraph
 
 /// An `NSKeyedArchiver` archive: a binary property list whose `$objects` table holds every archived object, with
 /// references between them as UIDs.

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Reads Apple's binary property lists (`bplist00`).
 ///

@@ -1,4 +1,5 @@
 public import Foundation
+public import ObjectGraph
 
 /// Writes binary property lists (`bplist00`), for SQLite store metadata (`Z_METADATA.Z_PLIST`).
 public enum BinaryPropertyListWriter {

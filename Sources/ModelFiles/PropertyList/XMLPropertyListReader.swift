@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+public import ObjectGraph
 
 /// Reads XML property lists (`<plist><dict>…</dict></plist>`), such as `.xccurrentversion` files and the metadata
 /// embedded in XML stores.

@@ -1,4 +1,5 @@
 public import Foundation
+public import ObjectGraph
 
 /// Core Data's default transformer (`NSSecureUnarchiveFromData`), reversed: the root of a keyed archive of
 /// `NSArray`, `NSDictionary`, `NSSet`, `NSString`, `NSNumber`, `NSDate`, `NSData`, `NSURL`, `NSUUID`,

@@ -1,4 +1,5 @@
 public import Foundation
+public import ObjectGraph
 
 /// Reads the bytes a Transformable attribute stores into the value they stand for, to show it (the reverse
 /// direction of Core Data's `ValueTransformer`, found by the model's `valueTransformerName`).

@@ -1,17 +1,5 @@
 public import Foundation
 
-/// A property-list value in store metadata (`NSStoreUUID`, `NSStoreModelVersionHashes`, app keys…).
-public indirect enum MetadataValue: Sendable, Hashable {
-    case string(String)
-    case integer(Int64)
-    case real(Double)
-    case boolean(Bool)
-    case date(Date)
-    case data(Data)
-    case array([MetadataValue])
-    case dictionary([String: MetadataValue])
-}
-
 /// Where and how a store is opened: what `addPersistentStore` passes to a store type's factory.
 public struct StoreDescription: Sendable, Hashable {
     /// The store type name (`"XML"`, `"Binary"`, `"SQLite"`, `"InMemory"` or one registered by an app).
@@ -85,7 +73,7 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The store's UUID, which appears in object ID URIs.
     var identifier: String { get }
     /// The store's metadata.
-    var metadata: [String: MetadataValue] { get set }
+    var metadata: [String: PropertyList] { get set }
     /// Lets go of the store's file: flushes what the store keeps beside it (a SQLite store checkpoints its
     /// write-ahead log into the main file) and closes it. The store is not used afterwards.
     func close()
@@ -145,11 +133,11 @@ public struct AtomicStoreContents: Sendable {
     /// The store's UUID.
     public var identifier: String
     /// The metadata.
-    public var metadata: [String: MetadataValue]
+    public var metadata: [String: PropertyList]
     /// Every object, in no particular order (a store that writes a file chooses its own order).
     public var snapshots: [ObjectSnapshot]
 
-    public init(identifier: String, metadata: [String: MetadataValue] = [:], snapshots: [ObjectSnapshot] = []) {
+    public init(identifier: String, metadata: [String: PropertyList] = [:], snapshots: [ObjectSnapshot] = []) {
         self.identifier = identifier
         self.metadata = metadata
         self.snapshots = snapshots

@@ -87,7 +87,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Parameter type: the store type; `nil` to detect it from the file.
     public static func metadataForPersistentStore(
         ofType type: String? = nil, at url: URL
-    ) throws(StoreError) -> [String: MetadataValue] {
+    ) throws(StoreError) -> [String: PropertyList] {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.notFound, path: url.path, "no such file")
         }

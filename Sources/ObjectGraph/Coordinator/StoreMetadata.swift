@@ -9,9 +9,9 @@ public enum StoreMetadata {
 
     /// `previous` with the standard keys set for a store of `type` written with `model`.
     public static func standard(
-        for model: ManagedObjectModel, type: String, uuid: String, previous: [String: MetadataValue],
+        for model: ManagedObjectModel, type: String, uuid: String, previous: [String: PropertyList],
         frameworkVersion: Bool = true
-    ) -> [String: MetadataValue] {
+    ) -> [String: PropertyList] {
         var metadata = previous
         metadata["NSStoreType"] = .string(type)
         metadata["NSStoreUUID"] = .string(uuid)

@@ -9,7 +9,7 @@ public struct StoreType: Sendable {
     /// Creates a store for a description (it is loaded by the coordinator afterwards).
     public var make: @Sendable (StoreDescription) throws(StoreError) -> any PersistentStore
     /// Reads a file's metadata without opening it as a store.
-    public var readMetadata: (@Sendable (URL) throws(StoreError) -> [String: MetadataValue])?
+    public var readMetadata: (@Sendable (URL) throws(StoreError) -> [String: PropertyList])?
     /// Whether a file is a store of this type, judged from its first bytes.
     public var recognizes: (@Sendable (URL) -> Bool)?
     /// File name extensions of this type, used when the content does not decide.
@@ -18,7 +18,7 @@ public struct StoreType: Sendable {
     public init(
         name: String, fileExtensions: [String] = [],
         make: @escaping @Sendable (StoreDescription) throws(StoreError) -> any PersistentStore,
-        readMetadata: (@Sendable (URL) throws(StoreError) -> [String: MetadataValue])? = nil,
+        readMetadata: (@Sendable (URL) throws(StoreError) -> [String: PropertyList])? = nil,
         recognizes: (@Sendable (URL) -> Bool)? = nil
     ) {
         self.name = name

@@ -10,7 +10,7 @@ public final class InMemoryStore: AtomicStore, @unchecked Sendable {
 
     public let description: StoreDescription
     public let identifier: String
-    public var metadata: [String: MetadataValue] = [:]
+    public var metadata: [String: PropertyList] = [:]
 
     /// Creates an empty in-memory store (the `storeIdentifier` option fixes its UUID).
     public init(description: StoreDescription) {

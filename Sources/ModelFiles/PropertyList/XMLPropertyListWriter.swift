@@ -1,62 +1,42 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
-
-extension PropertyList {
-    /// The property list as store metadata (UIDs and nulls, which metadata never holds, are dropped).
-    public var metadataValue: MetadataValue? {
-        switch self {
-        case .string(let s): .string(s)
-        case .integer(let i): .integer(i)
-        case .real(let r): .real(r)
-        case .boolean(let b): .boolean(b)
-        case .date(let d): .date(d)
-        case .data(let d): .data(d)
-        case .array(let items): .array(items.compactMap(\.metadataValue))
-        case .dictionary(let entries): .dictionary(entries.compactMapValues(\.metadataValue))
-        case .uid, .null: nil
-        }
-    }
-
-    /// A property list from store metadata.
-    public init(_ value: MetadataValue) {
-        switch value {
-        case .string(let s): self = .string(s)
-        case .integer(let i): self = .integer(i)
-        case .real(let r): self = .real(r)
-        case .boolean(let b): self = .boolean(b)
-        case .date(let d): self = .date(d)
-        case .data(let d): self = .data(d)
-        case .array(let items): self = .array(items.map(PropertyList.init))
-        case .dictionary(let entries): self = .dictionary(entries.mapValues(PropertyList.init))
-        }
-    }
-}
 
 /// Writes XML property lists the way Apple's serializer lays them out (keys sorted, data in tab-indented lines),
 /// for the metadata of XML stores.
 public enum XMLPropertyListWriter {
     /// The `<plist>` element and its contents, each line indented by `indent` spaces.
-    public static func plistElement(_ value: PropertyList, indent: Int) -> String {
+    /// - Parameters:
+    ///   - value: The property list.
+    ///   - indent: Spaces before each line.
+    /// - Returns: The element's text, ending with a newline.
+    /// - Throws: ``ModelFileError`` `unsupported` for a keyed-archive reference or a null value, which an XML
+    ///   property list cannot hold (they are refused rather than written as something else).
+    public static func plistElement(_ value: PropertyList, indent: Int) throws(ModelFileError) -> String {
         var out = ""
         let pad = String(repeating: " ", count: indent)
         out += pad + "<plist version=\"1.0\">\n"
-        write(value, depth: 0, indent: indent + 4, into: &out)
+        try write(value, depth: 0, indent: indent + 4, into: &out)
         out += pad + "</plist>\n"
         return out
     }
 
     /// A whole XML property list document.
-    public static func document(_ value: PropertyList) -> String {
+    /// - Parameter value: The property list.
+    /// - Returns: The document's text.
+    /// - Throws: ``ModelFileError`` `unsupported` for a value an XML property list cannot hold.
+    public static func document(_ value: PropertyList) throws(ModelFileError) -> String {
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 
             """
-        out += plistElement(value, indent: 0)
+        out += try plistElement(value, indent: 0)
         return out
     }
 
-    private static func write(_ value: PropertyList, depth: Int, indent: Int, into out: inout String) {
+    private static func write(
+        _ value: PropertyList, depth: Int, indent: Int, into out: inout String
+    ) throws(ModelFileError) {
         let pad = String(repeating: " ", count: indent)
         switch value {
         case .string(let s): out += pad + "<string>\(XMLText.escapeText(s))</string>\n"
@@ -82,7 +62,7 @@ public enum XMLPropertyListWriter {
                 return
             }
             out += pad + "<array>\n"
-            for item in items { write(item, depth: depth + 1, indent: indent + 4, into: &out) }
+            for item in items { try write(item, depth: depth + 1, indent: indent + 4, into: &out) }
             out += pad + "</array>\n"
         case .dictionary(let entries):
             if entries.isEmpty {
@@ -90,13 +70,14 @@ public enum XMLPropertyListWriter {
                 return
             }
             out += pad + "<dict>\n"
-            for key in entries.keys.sorted() {
+            for (key, item) in entries.sorted(by: { $0.key < $1.key }) {
                 out += pad + "    <key>\(XMLText.escapeText(key))</key>\n"
-                write(entries[key]!, depth: depth + 1, indent: indent + 4, into: &out)
+                try write(item, depth: depth + 1, indent: indent + 4, into: &out)
             }
             out += pad + "</dict>\n"
-        case .uid(let u): out += pad + "<dict><key>CF$UID</key><integer>\(u)</integer></dict>\n"
-        case .null: out += pad + "<string></string>\n"
+        case .uid(let u):
+            throw ModelFileError(.unsupported, "a keyed-archive reference (\(u)) has no form in an XML property list")
+        case .null: throw ModelFileError(.unsupported, "a null value has no form in an XML property list")
         }
     }
 }

@@ -1,18 +1,31 @@
 public import Foundation
 
-/// A property-list value, as read from a binary (`bplist00`) or XML property list.
+/// A property-list value: what binary (`bplist00`) and XML property lists hold, store metadata, model user info
+/// and keyed archives.
 ///
-/// ``uid(_:)`` appears only in keyed archives, where it refers to an entry of `$objects`.
+/// One type serves every property list of the package. ``uid(_:)`` appears only in keyed archives, where it refers
+/// to an entry of `$objects`; ``null`` only in binary property lists. Neither is silently dropped: a store writes
+/// them where its format can hold them and refuses them where it cannot.
 public enum PropertyList: Sendable, Hashable {
+    /// A string.
     case string(String)
+    /// An integer.
     case integer(Int64)
+    /// A floating-point number.
     case real(Double)
+    /// A boolean.
     case boolean(Bool)
+    /// A date.
     case date(Date)
+    /// Raw bytes.
     case data(Data)
+    /// An ordered list of values.
     case array([PropertyList])
+    /// Values by string key.
     case dictionary([String: PropertyList])
+    /// A reference to an object of a keyed archive, by index into `$objects`.
     case uid(Int)
+    /// The null value of binary property lists.
     case null
 
     /// The string, for ``string(_:)``.
@@ -67,15 +80,5 @@ public enum PropertyList: Sendable, Hashable {
     /// The value under `key`, for dictionaries.
     public subscript(key: String) -> PropertyList? {
         dictionary?[key]
-    }
-
-    /// Reads a property list in either format, choosing by the first bytes.
-    /// - Throws: ``ModelFileError`` naming the offset or line of the problem.
-    public static func read(_ data: Data) throws(ModelFileError) -> PropertyList {
-        if data.starts(with: Array("bplist".utf8)) {
-            var reader = BinaryPropertyListReader(data: data)
-            return try reader.read()
-        }
-        return try XMLPropertyListReader.read(data)
     }
 }
