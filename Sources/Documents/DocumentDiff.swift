@@ -11,7 +11,7 @@ public enum DifferenceValue: Sendable, Hashable {
 }
 
 /// One changed property of a matched pair of objects.
-public struct PropertyChange: Sendable, Hashable {
+public struct KeyDifference: Sendable, Hashable {
     /// The property's name.
     public var key: String
     /// Its value in the first document.
@@ -27,7 +27,7 @@ public struct ObjectChange: Sendable, Hashable {
     /// The matching object in the second document.
     public var b: ManagedObjectID
     /// The properties that differ, sorted by name.
-    public var changes: [PropertyChange]
+    public var changes: [KeyDifference]
 }
 
 /// What differs between two documents.
@@ -349,16 +349,16 @@ private struct Comparison {
 
     /// The properties of a matched pair that differ: every stored property either entity has.
     func compare(_ left: ManagedObject, _ right: ManagedObject, mapping: [ManagedObjectID: ManagedObjectID]) throws
-        -> [PropertyChange]
+        -> [KeyDifference]
     {
-        var changes: [PropertyChange] = []
+        var changes: [KeyDifference] = []
         let attributes = Set(left.entity.attributes.filter { !$0.isTransient }.map(\.name)).union(
             right.entity.attributes.filter { !$0.isTransient }.map(\.name))
         for name in attributes {
             let old = left.entity.attributeSlot(named: name) != nil ? try left.attributeValue(forKey: name) : .null
             let new = right.entity.attributeSlot(named: name) != nil ? try right.attributeValue(forKey: name) : .null
             if !Self.same(old, new) {
-                changes.append(PropertyChange(key: name, old: .attribute(old), new: .attribute(new)))
+                changes.append(KeyDifference(key: name, old: .attribute(old), new: .attribute(new)))
             }
         }
         let relationships = Dictionary(
@@ -379,7 +379,7 @@ private struct Comparison {
                         && !mapped.contains(nil)
             default: same = false
             }
-            if !same { changes.append(PropertyChange(key: name, old: old, new: new)) }
+            if !same { changes.append(KeyDifference(key: name, old: old, new: new)) }
         }
         return changes.sorted { $0.key < $1.key }
     }

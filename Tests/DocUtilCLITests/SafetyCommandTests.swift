@@ -136,7 +136,7 @@ struct SafetyCommandTests {
         for (title, pages) in [("Short", 90), ("Long", 900)] {
             let book = try context.insertNewObject(forEntityName: "Book")
             try book.setValue(.string(title), forKey: "title")
-            try book.setValue(.integer32(Int32(pages)), forKey: "pages")
+            try book.setAttributeValue(.integer32(Int32(pages)), forKey: "pages")
         }
         try context.save()
         let long = try Docutil.run(

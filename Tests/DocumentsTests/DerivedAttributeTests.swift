@@ -45,7 +45,7 @@ import Testing
         var pages: [ManagedObject] = []
         for words in [100, 250, 50] {
             let page = try context.insertNewObject(forEntityName: "Page")
-            try page.setValue(.integer32(Int32(words)), forKey: "words")
+            try page.setAttributeValue(.integer32(Int32(words)), forKey: "words")
             try page.setObject(book, forKey: "book")
             pages.append(page)
         }

@@ -42,7 +42,7 @@ enum Docs {
     }
 
     static func setSalary(_ document: PersistentDocument, _ name: String, _ value: Int32) throws {
-        try #require(try find(document, name)).setValue(.integer32(value), forKey: "salary")
+        try #require(try find(document, name)).setAttributeValue(.integer32(value), forKey: "salary")
         document.managedObjectContext.processPendingChanges()
     }
 }
@@ -166,7 +166,7 @@ struct PersistentDocumentTests {
                 FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'"))
             )
             .first)
-        try bob.setValue(.integer32(777), forKey: "salary")
+        try bob.setAttributeValue(.integer32(777), forKey: "salary")
         try context.save()
         for store in coordinator.persistentStores { store.close() }
         // Whole-second file systems aside, a rewrite within the same instant still differs in its status time.

@@ -82,7 +82,7 @@ struct ArchivedPredicateTests {
         for (flag, float) in [(true, 1.0), (true, 6.0), (false, 7.0), (true, 9.5)] as [(Bool, Float)] {
             let entity = try context.insertNewObject(forEntityName: "Entity")
             try entity.setValue(.boolean(flag), forKey: "booleanAttribute")
-            try entity.setValue(.float(float), forKey: "floatAttribute")
+            try entity.setAttributeValue(.float(float), forKey: "floatAttribute")
         }
         // Not saved: the model's own validation rules (floatAttribute at most 2.5, one otherEntities at least)
         // would refuse these objects; fetches include unsaved changes, as Core Data's do.

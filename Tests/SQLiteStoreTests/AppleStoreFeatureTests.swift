@@ -41,9 +41,9 @@ import Testing
         context.delete(pages[0])
         try pages[1].setObject(second, forKey: "book")
         let page = try context.insertNewObject(forEntityName: "Page")
-        try page.setValue(.integer32(1), forKey: "number")
+        try page.setAttributeValue(.integer32(1), forKey: "number")
         try page.setValue(.boolean(false), forKey: "isBookmarked")
-        try page.setValue(.binary(Data([1, 2, 3])), forKey: "content")
+        try page.setAttributeValue(.binary(Data([1, 2, 3])), forKey: "content")
         try page.setObject(second, forKey: "book")
         try context.save()
         #expect(try first.value(forKey: "pagesCount") == .integer(Int64(before.2 - 2)))
@@ -119,22 +119,22 @@ import Testing
         let context = ManagedObjectContext(coordinator: coordinator)
         let writer = try context.insertNewObject(forEntityName: "Author")
         try writer.setValue(.string("alias"), forKey: "alias")
-        try writer.setValue(.integer16(40), forKey: "age")
+        try writer.setAttributeValue(.integer16(40), forKey: "age")
         func book(_ n: Int) throws -> ManagedObject {
             let book = try context.insertNewObject(forEntityName: "Book")
             try book.setValue(.string("title \(n)"), forKey: "title")
             try book.setValue(.uuid(UUID()), forKey: "uniqueID")
             try book.setValue(.decimal(Decimal(n)), forKey: "price")
             try book.setValue(.date(Date(timeIntervalSinceReferenceDate: 0)), forKey: "publishedAt")
-            try book.setValue(.transformable(Data([1])), forKey: "cover")
+            try book.setAttributeValue(.transformable(Data([1])), forKey: "cover")
             try book.setObject(writer, forKey: "author")
             return book
         }
         func page(_ n: Int, of book: ManagedObject) throws -> ManagedObject {
             let page = try context.insertNewObject(forEntityName: "Page")
-            try page.setValue(.integer32(Int32(n)), forKey: "number")
+            try page.setAttributeValue(.integer32(Int32(n)), forKey: "number")
             try page.setValue(.boolean(false), forKey: "isBookmarked")
-            try page.setValue(.transformable(Data([2])), forKey: "content")
+            try page.setAttributeValue(.transformable(Data([2])), forKey: "content")
             try page.setObject(book, forKey: "book")
             return page
         }

@@ -69,8 +69,8 @@ struct CrashSafetyTests {
             let context = ManagedObjectContext(coordinator: coordinator)
             for index in 0..<Self.counters {
                 let counter = try context.insertNewObject(forEntityName: "Counter")
-                try counter.setValue(.integer64(Int64(index)), forKey: "index")
-                try counter.setValue(.integer64(0), forKey: "round")
+                try counter.setAttributeValue(.integer64(Int64(index)), forKey: "index")
+                try counter.setAttributeValue(.integer64(0), forKey: "round")
             }
             try context.save()
         }

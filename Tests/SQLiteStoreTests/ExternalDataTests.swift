@@ -52,7 +52,7 @@ struct ExternalDataTests {
             for name in ["inline", "external"] {
                 let photo = try context.insertNewObject(forEntityName: "Photo")
                 try photo.setValue(.string(name), forKey: "name")
-                try photo.setValue(.binary(Data([9, 8, 7])), forKey: "image")
+                try photo.setAttributeValue(.binary(Data([9, 8, 7])), forKey: "image")
             }
             try context.save()
             store.close()

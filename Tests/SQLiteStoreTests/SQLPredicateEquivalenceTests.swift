@@ -71,7 +71,7 @@ import Testing
         func person(_ name: String, _ values: [String: AttributeValue]) throws -> ManagedObject {
             let person = try context.insertNewObject(forEntityName: "Person")
             try person.setValue(.string(name), forKey: "name")
-            for (key, value) in values { try person.setValue(value, forKey: key) }
+            for (key, value) in values { try person.setAttributeValue(value, forKey: key) }
             return person
         }
         let alice = try person(

@@ -89,7 +89,7 @@ struct SQLiteSafetyTests {
                 == 1)
         #expect(try scalar(url, "SELECT ZEMAIL = 'ann@example.com' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
         // And a new value replaces it, as a typed value.
-        try ann.setValue(.integer32(5), forKey: "salary")
+        try ann.setAttributeValue(.integer32(5), forKey: "salary")
         try context.save()
         #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 5)
     }
@@ -100,7 +100,7 @@ struct SQLiteSafetyTests {
         let ann = try Self.employee(context, "Ann")
         // Another program changes Ann's e-mail and keeps Z_OPT (as a careless writer would).
         try execute(url, "UPDATE ZEMPLOYEE SET ZEMAIL = 'set@elsewhere' WHERE ZNAME = 'Ann'")
-        try ann.setValue(.integer32(2000), forKey: "salary")
+        try ann.setAttributeValue(.integer32(2000), forKey: "salary")
         try context.save()
         #expect(try scalar(url, "SELECT ZEMAIL = 'set@elsewhere' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
         #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 2000)
@@ -152,7 +152,7 @@ struct SQLiteSafetyTests {
         let theirs = try Self.context(url)
         let ann = try Self.employee(mine, "Ann")
         let annThere = try Self.employee(theirs, "Ann")
-        try annThere.setValue(.integer32(3000), forKey: "salary")
+        try annThere.setAttributeValue(.integer32(3000), forKey: "salary")
         try theirs.save()
         try ann.setValue(.string("ann@here"), forKey: "email")
         do {
@@ -221,7 +221,7 @@ struct SQLiteSafetyTests {
         let url = try Self.companyStore()
         try execute(url, "UPDATE ZEMPLOYEE SET Z_OPT = 9223372036854775807 WHERE ZNAME = 'Ann'")
         let context = try Self.context(url)
-        try Self.employee(context, "Ann").setValue(.integer32(1), forKey: "salary")
+        try Self.employee(context, "Ann").setAttributeValue(.integer32(1), forKey: "salary")
         try context.save()
         #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
     }
@@ -291,7 +291,7 @@ struct SQLiteSafetyTests {
         let folder = try Fixtures.temporaryDirectory()
         let copy = folder.appendingPathComponent("copy.sqlite")
         let writer = try Self.context(url)
-        try Self.employee(writer, "Ann").setValue(.integer32(7), forKey: "salary")
+        try Self.employee(writer, "Ann").setAttributeValue(.integer32(7), forKey: "salary")
         try writer.save()
         try FileManager.default.copyItem(at: url, to: copy)
         try FileManager.default.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
@@ -349,7 +349,7 @@ struct SQLiteSafetyTests {
         ] {
             let book = try context.insertNewObject(forEntityName: "Book")
             try book.setValue(.string(title), forKey: "title")
-            try book.setValue(.integer32(Int32(pages)), forKey: "pages")
+            try book.setAttributeValue(.integer32(Int32(pages)), forKey: "pages")
             try book.setValue(.double(rating), forKey: "rating")
         }
         try context.save()

@@ -19,7 +19,7 @@ do {
     while true {
         round += 1
         for counter in counters {
-            try counter.setValue(.integer64(round), forKey: "round")
+            try counter.setAttributeValue(.integer64(round), forKey: "round")
             try counter.setValue(.string("round \(round) of a long-running save loop"), forKey: "label")
         }
         FileHandle.standardOutput.write(Data("saving \(round)\n".utf8))

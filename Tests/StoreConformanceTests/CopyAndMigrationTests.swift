@@ -101,7 +101,7 @@ struct CopyAndMigrationTests {
         // The same objects keep working: Dee (new, now saved) is changed and saved into the new file.
         let dee = try #require(try Self.find(context, "Employee", "Dee"))
         #expect(!dee.objectID.isTemporary)
-        try dee.setValue(.integer32(4242), forKey: "salary")
+        try dee.setAttributeValue(.integer32(4242), forKey: "salary")
         try context.save()
         var expected = Self.after
         expected["Research"] = ["Cy", "Dee"]
@@ -128,7 +128,7 @@ struct CopyAndMigrationTests {
         try context.save()
         let ann = try #require(try Self.find(context, "Employee", "Ann"))
         let oldID = ann.objectID
-        try ann.setValue(.integer32(7000), forKey: "salary")
+        try ann.setAttributeValue(.integer32(7000), forKey: "salary")
         let url = try #require(coordinator.persistentStores.first?.description.url)
         let xml = url.deletingLastPathComponent().appendingPathComponent("migrated.xml")
         try coordinator.migratePersistentStore(

@@ -79,7 +79,7 @@ struct CompositeConformanceTests {
         #expect(north.count == 1)
         // A member the composite does not have is an error, in a value and in a key path.
         #expect(throws: ObjectGraphError.self) {
-            try quakes[0].setValue(.composite(["bogus": .double(1)]), forKey: "magnitude")
+            try quakes[0].setAttributeValue(.composite(["bogus": .double(1)]), forKey: "magnitude")
         }
         #expect(throws: ContextError.self) {
             try again.fetch(
@@ -123,7 +123,7 @@ struct StoreConformanceTests {
         let ann = try #require(
             context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
                 .first)
-        try ann.setValue(.integer32(4242), forKey: "salary")
+        try ann.setAttributeValue(.integer32(4242), forKey: "salary")
         let bob = try #require(
             context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Bob'")))
                 .first)
@@ -243,7 +243,7 @@ struct StoreConformanceTests {
         #expect(throws: ContextError.self) { try context.save() }
         context.rollback()
         let employee = try context.insertNewObject(forEntityName: "Employee")
-        try employee.setValue(.integer32(200_000), forKey: "salary")
+        try employee.setAttributeValue(.integer32(200_000), forKey: "salary")
         let error = try #require(throws: ContextError.self) { try context.save() }
         #expect(Set(error.validationErrors.map(\.code)) == [.required, .aboveMaximum])
         #expect(try fresh(context).count(for: FetchRequest(entityName: "Employee")) == 1)

@@ -88,7 +88,7 @@ public enum Catalog {
         var items: [ManagedObject] = []
         for i in 0..<count {
             let item = try context.insertNewObject(forEntityName: i % 5 == 4 ? "SpecialItem" : "Item")
-            for (key, value) in values(i) { try item.setValue(value, forKey: key) }
+            for (key, value) in values(i) { try item.setAttributeValue(value, forKey: key) }
             try item.setValue(.string("not stored"), forKey: "scratch")
             if i % 5 == 4 { try item.setValue(.string("because \(i)"), forKey: "reason") }
             if i % 4 != 3 { try item.setObject(owners[i % 3], forKey: "owner") }

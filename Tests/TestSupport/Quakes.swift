@@ -45,8 +45,8 @@ public enum Quakes {
         for code in magnitudes.keys.sorted() {
             let quake = try context.insertNewObject(forEntityName: "Quake")
             try quake.setValue(.string(code), forKey: "code")
-            try quake.setValue(magnitudes[code] ?? .null, forKey: "magnitude")
-            try quake.setValue(.integer32(Int32(code.count * 10)), forKey: "depth")
+            try quake.setAttributeValue(magnitudes[code] ?? .null, forKey: "magnitude")
+            try quake.setAttributeValue(.integer32(Int32(code.count * 10)), forKey: "depth")
         }
     }
 }

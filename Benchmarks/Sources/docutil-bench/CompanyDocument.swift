@@ -50,7 +50,7 @@ enum CompanyDocument {
         var departments: [ManagedObject] = []
         for d in 0..<50 {
             let department = try context.insertNewObject(forEntityName: "Department")
-            try department.setValue(.string("Department \(d)"), forKey: "name")
+            try department.setAttributeValue(.string("Department \(d)"), forKey: "name")
             departments.append(department)
         }
         var managers: [ManagedObject] = []
@@ -58,16 +58,16 @@ enum CompanyDocument {
         everyone.reserveCapacity(people)
         for i in 0..<people {
             let person = try context.insertNewObject(forEntityName: i % 100 == 0 ? "Manager" : "Person")
-            try person.setValue(.integer64(Int64(i)), forKey: "id")
-            try person.setValue(.string("Person \(i)"), forKey: "name")
-            try person.setValue(.string("p\(i)@example.com"), forKey: "email")
-            try person.setValue(.integer16(Int16(20 + i % 45)), forKey: "age")
-            try person.setValue(.double(30_000 + Double(i % 70_000)), forKey: "salary")
-            try person.setValue(.decimal(Decimal(i % 1000) / 10), forKey: "bonus")
-            try person.setValue(.date(Date(timeIntervalSinceReferenceDate: Double(i) * 3600)), forKey: "joined")
-            try person.setValue(.boolean(i % 3 != 0), forKey: "active")
-            try person.setValue(.uuid(UUID()), forKey: "badge")
-            if i % 10 == 0 { try person.setValue(.binary(Data(repeating: UInt8(i % 256), count: 64)), forKey: "photo") }
+            try person.setAttributeValue(.integer64(Int64(i)), forKey: "id")
+            try person.setAttributeValue(.string("Person \(i)"), forKey: "name")
+            try person.setAttributeValue(.string("p\(i)@example.com"), forKey: "email")
+            try person.setAttributeValue(.integer16(Int16(20 + i % 45)), forKey: "age")
+            try person.setAttributeValue(.double(30_000 + Double(i % 70_000)), forKey: "salary")
+            try person.setAttributeValue(.decimal(Decimal(i % 1000) / 10), forKey: "bonus")
+            try person.setAttributeValue(.date(Date(timeIntervalSinceReferenceDate: Double(i) * 3600)), forKey: "joined")
+            try person.setAttributeValue(.boolean(i % 3 != 0), forKey: "active")
+            try person.setAttributeValue(.uuid(UUID()), forKey: "badge")
+            if i % 10 == 0 { try person.setAttributeValue(.binary(Data(repeating: UInt8(i % 256), count: 64)), forKey: "photo") }
             try person.setObject(departments[i % departments.count], forKey: "department")
             if person.entity.name == "Manager" {
                 managers.append(person)

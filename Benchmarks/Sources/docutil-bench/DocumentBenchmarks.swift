@@ -23,11 +23,11 @@ enum DocumentBenchmarks {
             let context = document.managedObjectContext
             context.undoManager = nil
             let group = try context.insertNewObject(forEntityName: "Group")
-            try group.setValue(.string("all"), forKey: "title")
+            try group.setAttributeValue(.string("all"), forKey: "title")
             var items: [ManagedObject] = []
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
-                for (key, value) in ObjectGraphBenchmarks.values(i) { try item.setValue(value, forKey: key) }
+                for (key, value) in ObjectGraphBenchmarks.values(i) { try item.setAttributeValue(value, forKey: key) }
                 try item.setObject(group, forKey: "group")
                 items.append(item)
             }
@@ -40,7 +40,7 @@ enum DocumentBenchmarks {
             func change(_ n: Int) throws {
                 round += 1
                 for i in 0..<n {
-                    try items[(i * 7919 + round) % count].setValue(.integer32(Int32(-round)), forKey: "rank")
+                    try items[(i * 7919 + round) % count].setAttributeValue(.integer32(Int32(-round)), forKey: "rank")
                 }
                 context.processPendingChanges()
             }

@@ -110,7 +110,7 @@ enum ObjectGraphBenchmarks {
             let group = try context.insertNewObject(forEntityName: "Group")
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
-                for (key, value) in values(i) { try item.setValue(value, forKey: key) }
+                for (key, value) in values(i) { try item.setAttributeValue(value, forKey: key) }
                 try item.setObject(group, forKey: "group")
             }
             let start = DispatchTime.now().uptimeNanoseconds

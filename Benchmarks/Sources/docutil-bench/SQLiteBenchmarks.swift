@@ -149,10 +149,10 @@ enum SQLiteBenchmarks {
         static func insert(model: ManagedObjectModel, url: URL) throws {
             let context = try stack(model: model, url: url)
             let group = try context.insertNewObject(forEntityName: "Group")
-            try group.setValue(.string("all"), forKey: "title")
+            try group.setAttributeValue(.string("all"), forKey: "title")
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
-                for (key, value) in values(i) { try item.setValue(value, forKey: key) }
+                for (key, value) in values(i) { try item.setAttributeValue(value, forKey: key) }
                 try item.setObject(group, forKey: "group")
             }
             try context.save()
@@ -185,7 +185,7 @@ enum SQLiteBenchmarks {
             let context = try stack(model: model, url: url)
             var request = FetchRequest(entityName: "Item")
             request.returnsObjectsAsFaults = false
-            for object in try context.fetch(request) { try object.setValue(.double(price), forKey: "price") }
+            for object in try context.fetch(request) { try object.setAttributeValue(.double(price), forKey: "price") }
             try context.save()
         }
 

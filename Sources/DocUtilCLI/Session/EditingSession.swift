@@ -337,7 +337,7 @@ final class EditingSession {
         let layout = object.entity
         if let index = layout.attributeSlot(named: key) {
             let attribute = layout.attributes[index]
-            try object.setValue(try attributeValue(text, for: attribute, of: layout.name), forKey: key)
+            try object.setAttributeValue(try attributeValue(text, for: attribute, of: layout.name), forKey: key)
         } else if let relationship = layout.relationships.first(where: { $0.name == key }) {
             if relationship.isToMany {
                 try object.setObjects(try objects(inSet: text), forKey: key)

@@ -156,7 +156,7 @@ public final class ImportTarget {
                 .badData,
                 "\(url.path): the model has no entity '\(name)' (it has: \(model.entityNames.joined(separator: ", ")))")
         }
-        guard !layout.entity.isAbstract else {
+        guard !layout.isAbstract else {
             throw DocumentError(.badData, "\(url.path): the entity \(name) is abstract; objects of it cannot be made")
         }
         return layout
@@ -338,7 +338,7 @@ public final class ImportTarget {
                 return
             }
             do {
-                try object.setValue(value, forKey: attribute.name)
+                try object.setAttributeValue(value, forKey: attribute.name)
             } catch {
                 report(attribute.name, error.description)
             }
@@ -387,7 +387,7 @@ public final class ImportTarget {
                     at: item.place, in: url)
                 return nil
             }
-            guard !destination.entity.isAbstract else {
+            guard !destination.declaration.isAbstract else {
                 problem("\(destination.name) is abstract; objects of it cannot be made", at: item.place, in: url)
                 return nil
             }

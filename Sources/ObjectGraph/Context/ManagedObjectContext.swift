@@ -279,7 +279,7 @@ public final class ManagedObjectContext {
         guard let layout = model.layout(of: name) else {
             throw ObjectGraphError(.unknownEntity, "the model has no entity '\(name)'")
         }
-        guard !layout.entity.isAbstract else {
+        guard !layout.isAbstract else {
             throw ObjectGraphError(.abstractEntity, "'\(name)' is abstract: insert one of its sub-entities")
         }
         let registeredType = persistentStoreCoordinator.objectClass(forEntityName: name)

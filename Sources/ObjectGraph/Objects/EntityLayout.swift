@@ -1,14 +1,16 @@
 import Foundation
 
-/// The resolved shape of an entity for its objects: every attribute and relationship (inherited ones first, so an
-/// inherited property has the same slot in every sub-entity) and the fixed byte layout of attribute values.
+/// An entity as its objects see it — Core Data's `NSEntityDescription` at run time: the entity's description
+/// resolved with inheritance (every attribute and relationship, inherited ones first, so an inherited property has
+/// the same slot in every sub-entity) and the fixed byte layout of attribute values.
 ///
-/// Built once per model; immutable and shared by every object of the entity.
+/// ``ManagedObject/entity`` is one of these. ``declaration`` is the entity as the model file declares it (its own
+/// properties only). Built once per model; immutable and shared by every object of the entity.
 public final class EntityLayout: Sendable {
     /// The entity's name.
     public let name: String
-    /// The entity as declared.
-    public let entity: EntityDescription
+    /// The entity as the model declares it: its own properties, parent name, constraints, indexes and user info.
+    public let declaration: EntityDescription
     /// Every attribute, inherited first; the index is the attribute's slot.
     public let attributes: [AttributeDescription]
     /// Every relationship, inherited first; the index is the relationship's slot.
@@ -43,7 +45,7 @@ public final class EntityLayout: Sendable {
     ) {
         self.composites = composites
         name = entity.name
-        self.entity = entity
+        declaration = entity
         self.attributes = attributes
         self.relationships = relationships
         rootName = ancestors.last ?? entity.name
@@ -71,6 +73,39 @@ public final class EntityLayout: Sendable {
         }
         self.slots = slots
         storageSize = max(offset, 1)
+    }
+
+    /// Whether the entity is abstract (objects can be made only of its sub-entities).
+    public var isAbstract: Bool { declaration.isAbstract }
+
+    /// The parent entity's name, if the entity has one.
+    public var superentityName: String? { ancestorNames.first }
+
+    /// The entity's user info, as the model declares it.
+    public var userInfo: [String: String] { declaration.userInfo }
+
+    /// Every attribute, inherited ones included, by name.
+    public var attributesByName: [String: AttributeDescription] {
+        attributeIndex.mapValues { attributes[$0] }
+    }
+
+    /// Every relationship, inherited ones included, by name.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        relationshipIndex.mapValues { relationships[$0] }
+    }
+
+    /// The attribute called `name`, declared here or inherited.
+    /// - Parameter name: The attribute's name.
+    /// - Returns: Its description, or `nil` when the entity has no such attribute.
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributeIndex[name].map { attributes[$0] }
+    }
+
+    /// The relationship called `name`, declared here or inherited.
+    /// - Parameter name: The relationship's name.
+    /// - Returns: Its description, or `nil` when the entity has no such relationship.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipIndex[name].map { relationships[$0] }
     }
 
     /// The slot of an attribute.

@@ -132,7 +132,7 @@ extension ManagedObject {
     /// - Throws: ``ObjectGraphError`` for an unknown key or a value out of range for the attribute (for example
     ///   40000 for an Integer 16, or 0.1 for a Float, which cannot hold it exactly).
     public func set<T: AttributeConvertible>(_ value: T?, forKey key: String) throws(ObjectGraphError) {
-        try setValue(value.map { $0.attributeValue } ?? .null, forKey: key)
+        try setAttributeValue(value.map { $0.attributeValue } ?? .null, forKey: key)
     }
 
     /// A typed attribute value for the accessors of subclasses: `let title: String? = book["title"]`.
@@ -159,7 +159,7 @@ extension ManagedObject {
         }
         set {
             do {
-                try setValue(newValue.map { $0.attributeValue } ?? .null, forKey: key)
+                try setAttributeValue(newValue.map { $0.attributeValue } ?? .null, forKey: key)
             } catch {
                 preconditionFailure("\(entity.name).\(key): \(error)")
             }
@@ -280,16 +280,28 @@ extension ManagedObject {
 
     // MARK: - Writing attributes
 
-    /// Sets an attribute, converting the value losslessly to the attribute's type; recorded for undo and saving.
+    /// Sets an attribute from a typed attribute value, converting it losslessly to the attribute's type; recorded
+    /// for undo and saving. ``setValue(_:forKey:)`` does the same for every kind of property.
+    /// - Parameters:
+    ///   - value: The new value (``AttributeValue/null`` for none).
+    ///   - key: The attribute's name.
     /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, or a value that does not convert.
-    public func setValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
+    public func setAttributeValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
         let (index, converted) = try checkedAttribute(value, key)
         try setAttribute(at: index, converted, tracked: true)
     }
 
-    /// Sets a value given as a predicate value (Core Data's `setValue(_:forKey:)` for any property): attributes,
-    /// to-one objects and to-many collections.
-    public func setKeyValue(_ value: PredicateValue, forKey key: String) throws(ObjectGraphError) {
+    /// Sets the value for a key — Core Data's `setValue(_:forKey:)` for every kind of property, with the value type
+    /// ``value(forKey:)`` returns: an attribute value (converted losslessly to the attribute's type; a composite
+    /// from ``PredicateValue/dictionary(_:)``), a to-one destination (``PredicateValue/object(_:)`` or
+    /// ``PredicateValue/null``), or a to-many collection (``PredicateValue/collection(_:ordered:)`` of objects).
+    /// Recorded for undo and saving; inverses are kept.
+    /// - Parameters:
+    ///   - value: The new value.
+    ///   - key: An attribute or relationship of the object's entity.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, or a value that is not of the property's kind or does
+    ///   not convert to the attribute's type.
+    public func setValue(_ value: PredicateValue, forKey key: String) throws(ObjectGraphError) {
         if let i = entity.relationshipIndex[key] {
             switch value {
             case .null where !entity.relationships[i].isToMany: try setObject(nil, forKey: key)
@@ -318,13 +330,13 @@ extension ManagedObject {
                 }
                 members[name] = AttributeValue(constant: constant)
             }
-            try setValue(.composite(members), forKey: key)
+            try setAttributeValue(.composite(members), forKey: key)
             return
         }
         guard let constant = value.constant else {
             throw ObjectGraphError(.wrongValueType, "\(entity.name).\(key): an object is not an attribute value")
         }
-        try setValue(AttributeValue(constant: constant), forKey: key)
+        try setAttributeValue(AttributeValue(constant: constant), forKey: key)
     }
 
     /// The stored value without firing change tracking or undo (Core Data's primitive accessors).

@@ -29,7 +29,8 @@ enum RelationshipSlot {
 /// a fault — identity only — and fills its slots on first access. Objects are confined to their context's isolation
 /// domain; pass ``objectID`` between domains.
 open class ManagedObject: KeyValueCoding, CustomStringConvertible {
-    /// The entity's layout: its properties and slots.
+    /// The object's entity: its description resolved with inheritance (every attribute and relationship), as
+    /// Core Data's `entity`; ``EntityLayout/declaration`` is the entity as the model file declares it.
     public let entity: EntityLayout
     /// The object's ID: temporary until it is first saved.
     public internal(set) var objectID: ManagedObjectID

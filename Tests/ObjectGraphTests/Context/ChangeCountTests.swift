@@ -27,7 +27,7 @@ struct ChangeCountTests {
         try context.save()
         #expect(!context.hasChanges)
         let staff = try context.fetch(FetchRequest(entityName: "Employee"))
-        try staff[0].setValue(.integer32(5), forKey: "salary")
+        try staff[0].setAttributeValue(.integer32(5), forKey: "salary")
         context.processPendingChanges()
         context.delete(staff[1])
         context.processPendingChanges()
@@ -38,7 +38,7 @@ struct ChangeCountTests {
         #expect(context.changeCounts.updated == 1)
         // Changing the value back is no change, though it is an event.
         let generation = context.changeGeneration
-        try staff[0].setValue(.integer32(1000), forKey: "salary")
+        try staff[0].setAttributeValue(.integer32(1000), forKey: "salary")
         context.processPendingChanges()
         #expect(context.changeGeneration != generation)
         #expect(!context.hasChanges)

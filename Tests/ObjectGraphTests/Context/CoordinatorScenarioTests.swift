@@ -18,10 +18,10 @@ struct MergePolicyTests {
         let copy = try second.existingObject(with: employee.objectID)
         // The first context changes name and salary and saves.
         try employee.setValue(.string("Anne"), forKey: "name")
-        try employee.setValue(.integer32(2000), forKey: "salary")
+        try employee.setAttributeValue(.integer32(2000), forKey: "salary")
         try first.save()
         // The second changes salary and email from the old version.
-        try copy.setValue(.integer32(3000), forKey: "salary")
+        try copy.setAttributeValue(.integer32(3000), forKey: "salary")
         try copy.setValue(.string("anne@b.com"), forKey: "email")
         return (first, second, copy)
     }
@@ -186,7 +186,7 @@ struct MigrationTests {
         let ann = try #require(
             context.fetch(FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Ann'")))
                 .first)
-        try ann.setValue(.integer32(5000), forKey: "salary")
+        try ann.setAttributeValue(.integer32(5000), forKey: "salary")
         try context.save()
         // A new coordinator opening the file sees everything, relationships included.
         let reopened = PersistentStoreCoordinator(model: try Company.model())

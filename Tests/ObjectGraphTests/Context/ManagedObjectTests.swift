@@ -71,7 +71,7 @@ struct ManagedObjectTests {
             "link": .uri(URL(string: "https://example.com")!), "count": .integer16(-7), "flag": .boolean(true),
             "ratio": .float(0.25), "scratch": .string("temp"),
         ]
-        for (key, value) in values { try leaf.setValue(value, forKey: key) }
+        for (key, value) in values { try leaf.setAttributeValue(value, forKey: key) }
         try context.save()
         for (key, value) in values { #expect(try leaf.attributeValue(forKey: key) == value, "\(key)") }
         let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
@@ -84,17 +84,62 @@ struct ManagedObjectTests {
         #expect(try leaf.attributeValue(forKey: "blob") == .null)
     }
 
+    @Test func keyValueAccessReadsAndWritesEveryKindOfPropertyWithOneValueType() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        let other = try Shapes.leaf("b", context)
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        // Attributes: converted to the attribute's own type.
+        try leaf.setValue(.integer(12), forKey: "count")
+        #expect(try leaf.attributeValue(forKey: "count") == .integer16(12))
+        #expect(try leaf.value(forKey: "count") == .integer(12))
+        // A to-one: an object, then nil; the inverse follows.
+        try leaf.setValue(.object(other), forKey: "parent")
+        #expect(try other.objects(forKey: "children").map(\.objectID) == [leaf.objectID])
+        if case .object(let parent as ManagedObject) = try leaf.value(forKey: "parent") {
+            #expect(parent === other)
+        } else {
+            Issue.record("parent is not an object")
+        }
+        try leaf.setValue(.null, forKey: "parent")
+        #expect(try other.objects(forKey: "children").isEmpty)
+        // A to-many: a collection of objects, read back as one.
+        try leaf.setValue(.collection([.object(tag)], ordered: false), forKey: "tags")
+        #expect(try tag.objects(forKey: "nodes").map(\.objectID) == [leaf.objectID])
+        guard case .collection(let tags, ordered: false) = try leaf.value(forKey: "tags") else {
+            Issue.record("tags is not a collection")
+            return
+        }
+        #expect(tags.count == 1)
+        // What value(forKey:) returns, setValue(_:forKey:) takes back unchanged.
+        try other.setValue(try leaf.value(forKey: "tags"), forKey: "tags")
+        #expect(try tag.objects(forKey: "nodes").count == 2)
+        // Wrong kinds are errors, never silently converted.
+        #expect(throws: ObjectGraphError.self) {
+            try leaf.setValue(.collection([.string("x")], ordered: false), forKey: "tags")
+        }
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.object(tag), forKey: "name") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.null, forKey: "tags") }
+        // The entity as objects see it: inherited properties included; the declaration is the model's own.
+        #expect(leaf.entity.name == "Leaf")
+        #expect(leaf.entity.superentityName == "Node")
+        #expect(leaf.entity.attributesByName["name"]?.type == .string)
+        #expect(leaf.entity.relationship(named: "tags")?.isToMany == true)
+        #expect(leaf.entity.declaration.attributes.isEmpty)
+        #expect(!leaf.entity.isAbstract)
+    }
+
     @Test func valuesConvertOrAreRejected() throws {
         let context = try Shapes.context()
         let leaf = try Shapes.leaf("a", context)
-        try leaf.setValue(.integer64(12), forKey: "count")
+        try leaf.setAttributeValue(.integer64(12), forKey: "count")
         #expect(try leaf.attributeValue(forKey: "count") == .integer16(12))
-        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.integer64(100_000), forKey: "count") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setAttributeValue(.integer64(100_000), forKey: "count") }
         #expect(throws: ObjectGraphError.self) { try leaf.setValue(.string("x"), forKey: "nope") }
         #expect(throws: ObjectGraphError.self) { try leaf.setValue(.string("x"), forKey: "parent") }
         #expect(throws: ObjectGraphError.self) { try context.insertNewObject(forEntityName: "Node") }
         #expect(throws: ObjectGraphError.self) { try context.insertNewObject(forEntityName: "Nothing") }
-        #expect(throws: ObjectGraphError.self) { try leaf.setKeyValue(.object(leaf), forKey: "tags") }
+        #expect(throws: ObjectGraphError.self) { try leaf.setValue(.object(leaf), forKey: "tags") }
         #expect(throws: ObjectGraphError.self) { try leaf.value(forKey: "nope") }
         #expect(throws: ObjectGraphError.self) { try leaf.attributeValue(forKey: "nope") }
     }

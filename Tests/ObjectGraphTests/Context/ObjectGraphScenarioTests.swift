@@ -98,7 +98,7 @@ struct ValidationTests {
     @Test func everyFailureIsReportedAndNothingIsSaved() throws {
         let context = try Company.context()
         let nameless = try context.insertNewObject(forEntityName: "Employee")
-        try nameless.setValue(.integer32(-5), forKey: "salary")
+        try nameless.setAttributeValue(.integer32(-5), forKey: "salary")
         try nameless.setValue(.string("not an email"), forKey: "email")
         let department = try context.insertNewObject(forEntityName: "Department")
         _ = department
@@ -132,7 +132,7 @@ struct ValidationTests {
         let employee = try context.insertNewObject(forEntityName: "Employee")
         #expect(employee is StrictEmployee)
         try employee.setValue(.string("root"), forKey: "name")
-        try employee.setValue(.integer32(13), forKey: "salary")
+        try employee.setAttributeValue(.integer32(13), forKey: "salary")
         let error = try #require(throws: ContextError.self) { try context.save() }
         #expect(error.validationErrors.map(\.message).sorted() == ["reserved name", "unlucky salary"])
     }
