@@ -15,8 +15,11 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     /// The file's first bytes.
     public static let magic = Array("DUBSTORE".utf8)
 
+    /// How the store was opened: its type, file and options.
     public let description: StoreDescription
+    /// The store's UUID, which appears in the URIs of its objects.
     public let identifier: String
+    /// The store's metadata: type, UUID, model version hashes and any keys an app adds; written with the next save.
     public var metadata: [String: PropertyList] = [:]
 
     /// Registers the `"Binary"` store type.
@@ -29,6 +32,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
                 recognizes: { url in BinaryStoreFile.hasMagic(url) }))
     }
 
+    /// Opens the store a coordinator adds (the file is read by `load(model:)`).
+    /// - Parameter description: The store type, file and options.
+    /// - Throws: ``StoreError`` when the description has no file or the file is not of this type.
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
         self.description = description
@@ -41,6 +47,10 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         }
     }
 
+    /// Reads every object of the store (atomic stores are read whole).
+    /// - Parameter model: The model the objects are read with.
+    /// - Returns: The store's identifier, metadata and object snapshots.
+    /// - Throws: ``StoreError`` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         let url = description.url!
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -53,6 +63,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         return AtomicStoreContents(identifier: identifier, metadata: file.metadata, snapshots: snapshots)
     }
 
+    /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
+    /// - Returns: The transaction that replaces the file on commit.
+    /// - Throws: ``StoreError`` when a value cannot be written (it is never written as something else).
     public func prepareWrite(
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {

@@ -5,8 +5,11 @@ public import ObjectGraph
 /// A binary store file, checked and decoded: header, trailer and CRC-32 are verified when it is opened; objects
 /// are decoded for a model on request. Every error names the file and the byte offset.
 public struct BinaryStoreFile: Sendable {
+    /// The file.
     public let url: URL
+    /// The store's UUID.
     public let uuid: String
+    /// The store's metadata.
     public let metadata: [String: PropertyList]
     /// The model the file was written with (Xcode `contents` XML).
     public let modelContents: String
@@ -21,6 +24,9 @@ public struct BinaryStoreFile: Sendable {
         FileKind.head(url, count: 8).map { Array($0) == BinaryStore.magic } ?? false
     }
 
+    /// Reads the file's header and metadata without reading its objects.
+    /// - Parameter url: The store file.
+    /// - Throws: ``StoreError`` naming the file when it cannot be read or is not a store of this type.
     public init(url: URL) throws(StoreError) {
         self.url = url
         let data: Data

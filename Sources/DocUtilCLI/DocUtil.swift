@@ -4,6 +4,7 @@ import ModelFiles
 
 /// The `docutil` command: opens, converts and inspects Core Data documents and models.
 public struct DocUtil: ParsableCommand {
+    /// The command's name, abstract, exit statuses and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "docutil",
         abstract: "Open, convert and inspect Core Data documents and models on Linux.",
@@ -18,6 +19,7 @@ public struct DocUtil: ParsableCommand {
         ]
     )
 
+    /// Creates the command (the argument parser fills in its options).
     public init() {}
 
     /// Runs the command line: interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT) first remove the scratch folders

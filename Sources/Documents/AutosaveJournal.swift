@@ -1,22 +1,6 @@
-public import Foundation
+import Foundation
 import ModelFiles
 import ObjectGraph
-
-/// An autosaved version of a document found beside it: what an earlier session had not saved when it ended
-/// without saving or discarding (a crash, a kill, a power cut).
-public struct AutosaveInfo: Sendable, Hashable {
-    /// The sidecar file.
-    public var url: URL
-    /// When it was written.
-    public var written: Date
-    /// The process that wrote it, and where.
-    public var pid: Int32
-    public var host: String
-    /// How many objects it inserts, changes and deletes.
-    public var inserted: Int
-    public var updated: Int
-    public var deleted: Int
-}
 
 /// The autosave sidecar: a document's unsaved changes (``UnsavedChanges``), written beside it as
 /// `.<name>.docutil-autosave` (a binary property list), never into the document itself.

@@ -1,47 +1,4 @@
-public import ObjectGraph
-
-/// A value in a difference: an attribute's value, a to-one's destination or a to-many's destinations.
-public enum DifferenceValue: Sendable, Hashable {
-    /// An attribute value (``AttributeValue/null`` for nil).
-    case attribute(AttributeValue)
-    /// A to-one relationship's destination, or `nil`.
-    case object(ManagedObjectID?)
-    /// A to-many relationship's destinations (in order for an ordered one, else sorted by entity and key).
-    case objects([ManagedObjectID])
-}
-
-/// One changed property of a matched pair of objects.
-public struct KeyDifference: Sendable, Hashable {
-    /// The property's name.
-    public var key: String
-    /// Its value in the first document.
-    public var old: DifferenceValue
-    /// Its value in the second document (relationships name the second document's objects).
-    public var new: DifferenceValue
-}
-
-/// A pair of matched objects whose properties differ.
-public struct ObjectChange: Sendable, Hashable {
-    /// The object in the first document.
-    public var a: ManagedObjectID
-    /// The matching object in the second document.
-    public var b: ManagedObjectID
-    /// The properties that differ, sorted by name.
-    public var changes: [KeyDifference]
-}
-
-/// What differs between two documents.
-public struct DocumentDifference: Sendable {
-    /// Objects of the first document with no match in the second, sorted by entity and key.
-    public var onlyInA: [ManagedObjectID] = []
-    /// Objects of the second document with no match in the first, sorted by entity and key.
-    public var onlyInB: [ManagedObjectID] = []
-    /// Matched objects whose properties differ, sorted by the first document's entity and key.
-    public var changed: [ObjectChange] = []
-
-    /// Whether the documents hold the same objects with the same values.
-    public var isEqual: Bool { onlyInA.isEmpty && onlyInB.isEmpty && changed.isEmpty }
-}
+import ObjectGraph
 
 /// Compares the objects of two documents (of any store types).
 ///

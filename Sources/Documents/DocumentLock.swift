@@ -1,23 +1,5 @@
 public import Foundation
 
-/// Who holds a document open for writing.
-public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
-    /// The holder's process ID.
-    public var pid: Int32
-    /// The host it runs on.
-    public var host: String
-    /// When it took the lock.
-    public var since: Date?
-    /// What it is (`docutil open`, or an app's name).
-    public var program: String
-
-    public var description: String {
-        var text = "process \(pid) (\(program)) on \(host)"
-        if let since { text += " since \(ISO8601DateFormatter().string(from: since))" }
-        return text
-    }
-}
-
 /// One writer per document: an advisory lock (`flock`) on a lock file beside the document,
 /// `.<name>.docutil-lock`, which holds the holder's process ID, host, start time and program.
 ///

@@ -12,10 +12,15 @@ import ObjectGraph
 /// only when another connection commits), because SQLite rewrites the file in place and checkpoints change it
 /// without changing its contents.
 public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
+    /// The device the file is on.
     public var device: UInt64
+    /// The file's inode number.
     public var inode: UInt64
+    /// The file's size in bytes.
     public var size: Int64
+    /// When the file's contents last changed.
     public var modified: timespec
+    /// When the file's status (inode) last changed.
     public var statusChanged: timespec
     /// The contents' SHA-256, kept only where the file system's times are too coarse to tell writes apart.
     public var contentHash: Data?
@@ -45,6 +50,7 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
         device == other.device && inode == other.inode
     }
 
+    /// Whether two fingerprints describe the same file in the same state.
     public static func == (a: FileFingerprint, b: FileFingerprint) -> Bool {
         a.device == b.device && a.inode == b.inode && a.size == b.size
             && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
@@ -52,6 +58,8 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
             && a.contentHash == b.contentHash
     }
 
+    /// Hashes what ``==`` compares.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(inode)
         hasher.combine(size)
@@ -63,6 +71,7 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
         Date(timeIntervalSince1970: Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9)
     }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         "inode \(inode), \(size) bytes, modified \(ISO8601DateFormatter().string(from: modificationDate))"
     }

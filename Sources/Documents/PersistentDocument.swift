@@ -639,7 +639,9 @@ open class PersistentDocument {
     public struct Recovery: Sendable {
         /// How many objects were inserted, changed and deleted.
         public var inserted = 0
+        /// How many objects it changed.
         public var updated = 0
+        /// How many objects it deleted.
         public var deleted = 0
         /// Where the autosave and the file disagree (an object changed or gone on disk since the autosave).
         public var warnings: [String] = []

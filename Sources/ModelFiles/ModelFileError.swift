@@ -46,6 +46,7 @@ public struct ModelFileError: Error, Sendable, Hashable, CustomStringConvertible
         return copy
     }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         var place = path ?? ""
         if let location { place += place.isEmpty ? location : ":\(location)" }

@@ -1,51 +1,6 @@
 public import Foundation
 public import ObjectGraph
 
-/// The forms a model can be loaded from.
-public enum ModelFormat: String, Sendable, Hashable {
-    /// An `.xcdatamodeld` bundle of model versions.
-    case xcodeBundle = "xcdatamodeld"
-    /// One `.xcdatamodel` directory.
-    case xcodeModel = "xcdatamodel"
-    /// A bare `contents` XML file.
-    case contents
-    /// A compiled `.momd` bundle.
-    case compiledBundle = "momd"
-    /// One compiled `.mom` file.
-    case compiledModel = "mom"
-    /// A SQLite store's `Z_MODELCACHE` blob.
-    case modelCache = "Z_MODELCACHE"
-}
-
-/// A model read from a file, with what was learned on the way.
-public struct LoadedModel: Sendable {
-    /// The model.
-    public var model: ManagedObjectModel
-    /// The form it was read from.
-    public var format: ModelFormat
-    /// The file that was read (inside a bundle: the version's file).
-    public var path: String
-    /// For bundles: the name of the version that was loaded.
-    public var versionName: String?
-    /// For `.momd` bundles: the entity version hashes momc recorded in `VersionInfo.plist` for this version.
-    public var recordedVersionHashes: [String: Data]?
-    /// Parts that could not be read fully (the model still loaded).
-    public var warnings: [String]
-
-    /// Creates a loaded model (for a model found elsewhere, such as inside a document).
-    public init(
-        model: ManagedObjectModel, format: ModelFormat, path: String, versionName: String? = nil,
-        recordedVersionHashes: [String: Data]? = nil, warnings: [String]
-    ) {
-        self.model = model
-        self.format = format
-        self.path = path
-        self.versionName = versionName
-        self.recordedVersionHashes = recordedVersionHashes
-        self.warnings = warnings
-    }
-}
-
 /// Loads models from every form Xcode and Core Data write: `.xcdatamodeld` bundles, `.xcdatamodel` directories, bare
 /// `contents` files, compiled `.momd` bundles and `.mom` files, and `Z_MODELCACHE` blobs.
 public enum ModelLoader {

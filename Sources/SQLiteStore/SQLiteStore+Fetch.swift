@@ -3,6 +3,12 @@ import Foundation
 public import ObjectGraph
 
 extension SQLiteStore {
+    /// The IDs of the objects a fetch request selects, in its order, by SQL.
+    /// - Parameters:
+    ///   - request: The fetch request.
+    ///   - entityNames: The entity and the sub-entities to include.
+    /// - Returns: Matching object IDs.
+    /// - Throws: ``StoreError`` when the SQL fails.
     public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
         guard let entity = entityNames.first, schema.entities[entity] != nil else { return [] }
         let table = schema.table(of: entity)
@@ -72,6 +78,10 @@ extension SQLiteStore {
         }
     }
 
+    /// The stored values of objects, read in batches.
+    /// - Parameter ids: The objects.
+    /// - Returns: A snapshot for each object that exists.
+    /// - Throws: ``StoreError`` when a row cannot be read or a value does not fit the model.
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         var byTable: [String: [ManagedObjectID]] = [:]
         for id in ids where id.storeIdentifier == identifier && schema.entities[id.entityName] != nil {
@@ -291,6 +301,12 @@ extension SQLiteStore {
         }
     }
 
+    /// The objects a relationship of one object points to.
+    /// - Parameters:
+    ///   - id: The object.
+    ///   - name: The relationship.
+    /// - Returns: The destinations, in order for ordered relationships.
+    /// - Throws: ``StoreError`` when the rows cannot be read.
     public func destinations(of id: ManagedObjectID, relationship name: String) throws(StoreError) -> [ManagedObjectID]
     {
         guard let relationship = model.allRelationships(of: id.entityName).first(where: { $0.name == name }),
@@ -395,6 +411,10 @@ extension SQLiteStore {
         return result
     }
 
+    /// The stored version (`Z_OPT`) of an object, for optimistic locking.
+    /// - Parameter id: The object.
+    /// - Returns: Its version, or `nil` when it is not in the store.
+    /// - Throws: ``StoreError`` when the row cannot be read.
     public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? {
         do {
             guard

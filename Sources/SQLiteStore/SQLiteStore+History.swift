@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 
 /// Apple's persistent history in a SQLite store (`NSPersistentHistoryTrackingKey`): the tables `ATRANSACTION`,

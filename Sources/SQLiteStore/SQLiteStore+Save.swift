@@ -3,6 +3,12 @@ import Foundation
 public import ObjectGraph
 
 extension SQLiteStore {
+    /// Reserves primary keys for new objects (`Z_PRIMARYKEY.Z_MAX`).
+    /// - Parameters:
+    ///   - entityName: The root entity the keys are numbered in.
+    ///   - count: How many keys.
+    /// - Returns: The keys, in order.
+    /// - Throws: ``StoreError`` when the row cannot be updated.
     public func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
         let number = schema.number(entityName)
         guard count > 0 else { return [] }

@@ -13,12 +13,16 @@ public import ObjectGraph
 ///
 /// `@unchecked Sendable`: the connection and caches are only used under the coordinator's lock.
 public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopying, @unchecked Sendable {
+    /// The store type name, as Core Data spells it.
     public static let typeName = "SQLite"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
     public static let modelMetadataKey = StoreMetadata.modelKey
 
+    /// How the store was opened: its type, file and options.
     public let description: StoreDescription
+    /// The store's UUID, which appears in the URIs of its objects.
     public let identifier: String
+    /// The store's metadata: type, UUID, model version hashes and any keys an app adds; written with the next save.
     public var metadata: [String: PropertyList] = [:]
     let database: SQLiteDatabase
     let workingDirectory: URL?
@@ -292,6 +296,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     // MARK: - Opening
 
+    /// Opens the database, checks the schema against the model, and reads the metadata.
+    /// - Parameter model: The model the objects are read with.
+    /// - Throws: ``StoreError`` when the file is not a Core Data SQLite store or its schema does not match the model.
     public func load(model: ManagedObjectModel) throws(StoreError) {
         self.model = model
         try reporting {

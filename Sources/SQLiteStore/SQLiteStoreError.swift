@@ -12,12 +12,21 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         case io
     }
 
+    /// What kind of error it is.
     public var code: Code
+    /// The file the error is about.
     public var path: String
+    /// What went wrong, for people.
     public var message: String
     /// SQLite's result code, if SQLite reported the failure.
     public var resultCode: Int32?
 
+    /// A SQLite error.
+    /// - Parameters:
+    ///   - code: What kind of failure it is.
+    ///   - path: The database file.
+    ///   - message: What went wrong.
+    ///   - resultCode: SQLite's result code, if one was returned.
     public init(_ code: Code, path: String, _ message: String, resultCode: Int32? = nil) {
         self.code = code
         self.path = path
@@ -34,6 +43,7 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         "\(path): \(message)" + (resultCode.map { " (SQLite code \($0))" } ?? "")
     }

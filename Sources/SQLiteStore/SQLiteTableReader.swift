@@ -2,15 +2,6 @@ import CSQLite
 public import Foundation
 import ModelFiles
 
-/// One value of a row of a plain SQLite table.
-public enum SQLiteCell: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
-
 /// Reads the tables of any SQLite database, row by row, without changing it (not the file, not its side files, not
 /// its folder): the source of an import from an app's own SQLite schema.
 public final class SQLiteTableReader {

@@ -17,9 +17,13 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     /// Our metadata key for the embedded model (Xcode `contents` XML).
     public static let modelMetadataKey = StoreMetadata.modelKey
 
+    /// How the store was opened: its type, file and options.
     public let description: StoreDescription
+    /// The store's UUID, which appears in the URIs of its objects.
     public let identifier: String
+    /// The store's metadata: type, UUID, model version hashes and any keys an app adds; written with the next save.
     public var metadata: [String: PropertyList] = [:]
+    /// Keys are numbered across the whole store, after 101, as Apple's XML store does.
     public var primaryKeyScope: PrimaryKeyScope { .store(startingAfter: 101) }
     private var nextObjectID: Int64 = 101
     /// What reading left out, when the store was opened with the option `collectProblems` = `YES` (for checking).
@@ -48,6 +52,10 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
         }
     }
 
+    /// Reads every object of the store (atomic stores are read whole).
+    /// - Parameter model: The model the objects are read with.
+    /// - Returns: The store's identifier, metadata and object snapshots.
+    /// - Throws: ``StoreError`` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         let url = description.url!
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -78,6 +86,9 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
         StoreCheckResult(problems: loadProblems, coveredKinds: [.unknownEntity, .primaryKey, .value])
     }
 
+    /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
+    /// - Returns: The transaction that replaces the file on commit.
+    /// - Throws: ``StoreError`` when a value cannot be written (it is never written as something else).
     public func prepareWrite(
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {

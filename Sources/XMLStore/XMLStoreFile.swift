@@ -5,8 +5,11 @@ public import ObjectGraph
 /// What an XML store file says about itself, read without adding it to a coordinator: its UUID, metadata, the model
 /// it carries (ours embed one) or one inferred from its contents, and object counts.
 public struct XMLStoreFile: Sendable {
+    /// The file.
     public let url: URL
+    /// The store's UUID, when the file records one.
     public let uuid: String?
+    /// The store's metadata.
     public let metadata: [String: PropertyList]
     /// Objects per entity type as written (upper-cased).
     public let countsByType: [String: Int]

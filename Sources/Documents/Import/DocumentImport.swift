@@ -2,16 +2,6 @@ public import Foundation
 public import ObjectGraph
 import SQLiteStore
 
-/// What an import made.
-public struct ImportSummary: Sendable {
-    /// Objects inserted, by entity name.
-    public var inserted: [String: Int]
-    /// Records read from the sources (top-level objects, rows).
-    public var records: Int
-    /// Whether objects were saved batch by batch (a large import into a new SQLite document).
-    public var batched: Bool
-}
-
 /// Imports legacy files into documents, all or nothing: a new document is written only when every source was read
 /// and every object passed the model's rules; an existing document gets the objects in one save, or is left
 /// byte-identical.

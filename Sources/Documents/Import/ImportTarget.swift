@@ -1,43 +1,6 @@
 public import Foundation
 public import ObjectGraph
 
-/// What an import is told: the entity for sources that do not name one, a mapping, and where to report progress.
-public struct ImportOptions: Sendable {
-    /// The entity of a source that holds one entity's records (CSV, TSV, a top-level array); `nil` to take the
-    /// file's base name.
-    public var entity: String?
-    /// A mapping for sources whose names differ from the model's.
-    public var mapping: ImportMapping?
-    /// The format of every source (`nil`: by extension, then content).
-    public var format: ImportFormat?
-    /// Called now and then while reading (at most a few times a second).
-    public var progress: (@Sendable (ImportProgress) -> Void)?
-
-    /// Creates options.
-    public init(
-        entity: String? = nil, mapping: ImportMapping? = nil, format: ImportFormat? = nil,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
-    ) {
-        self.entity = entity
-        self.mapping = mapping
-        self.format = format
-        self.progress = progress
-    }
-}
-
-/// How far an import has come.
-public struct ImportProgress: Sendable {
-    /// The source being read.
-    public var file: URL
-    /// Bytes of it read, and its size (0 when unknown).
-    public var bytesRead: Int64
-    public var totalBytes: Int64
-    /// Records read so far, over every source.
-    public var records: Int
-    /// Seconds since the import started.
-    public var elapsed: TimeInterval
-}
-
 /// Where importers put what they read: it finds the entity of each source, turns records into objects (values
 /// parsed by attribute type, to-ones matched by key, nested objects created), collects every problem with its
 /// place, links objects to ones read later or already in the document, and — for a large import into a new SQLite

@@ -1,45 +1,3 @@
-/// Why a rule of the model (or an object's own validation) refused an object at save.
-public struct ObjectValidationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The rule that failed.
-    public enum Code: String, Sendable, Hashable {
-        case required
-        case belowMinimum
-        case aboveMaximum
-        case tooShort
-        case tooLong
-        case patternMismatch
-        case tooFewObjects
-        case tooManyObjects
-        case deleteDenied
-        case custom
-    }
-
-    public var code: Code
-    /// The object, when known.
-    public var objectID: ManagedObjectID?
-    /// The entity.
-    public var entityName: String
-    /// The property, when the rule is about one.
-    public var key: String?
-    /// What is wrong.
-    public var message: String
-
-    /// Creates a validation error (use `.custom` in your own validators).
-    public init(
-        _ code: Code, entityName: String, key: String? = nil, objectID: ManagedObjectID? = nil, _ message: String
-    ) {
-        self.code = code
-        self.entityName = entityName
-        self.key = key
-        self.objectID = objectID
-        self.message = message
-    }
-
-    public var description: String {
-        "\(entityName)\(key.map { ".\($0)" } ?? "")\(objectID.map { " (\($0))" } ?? ""): \(message)"
-    }
-}
-
 /// A failure of a context operation: a fetch, a save, a lookup.
 public enum ContextError: Error, Sendable, CustomStringConvertible {
     /// The store or the coordinator failed.
@@ -53,6 +11,7 @@ public enum ContextError: Error, Sendable, CustomStringConvertible {
     /// An object was used wrongly.
     case object(ObjectGraphError)
 
+    /// A readable description, as printed in messages.
     public var description: String {
         switch self {
         case .store(let e): return e.description
@@ -74,18 +33,4 @@ public enum ContextError: Error, Sendable, CustomStringConvertible {
         if case .validation(let errors) = self { return errors }
         return []
     }
-}
-
-/// What a save does when objects changed in the store since the context read them (optimistic locking).
-public enum MergePolicy: String, Sendable, Hashable, CaseIterable {
-    /// Fail the save with ``ContextError/conflicts(_:)`` (Core Data's default).
-    case error
-    /// Property by property, the store's changes win; this context's other changes are kept.
-    case storeTrumps
-    /// Property by property, this context's changes win; the store's other changes are kept.
-    case objectTrumps
-    /// This context's objects are written whole, overwriting the store.
-    case overwrite
-    /// This context's changes to conflicting objects are discarded in favour of the store.
-    case rollback
 }

@@ -1,33 +1,3 @@
-/// The notifications a context posts.
-public enum ContextNotificationName: String, Sendable, Hashable {
-    /// At the end of an event (``ManagedObjectContext/processPendingChanges()``): what was inserted, updated,
-    /// deleted and refreshed since the last one, coalesced.
-    case objectsDidChange
-    /// Before a save writes anything.
-    case willSave
-    /// After a save: the saved inserted, updated and deleted objects.
-    case didSave
-}
-
-/// A context notification, delivered synchronously to observers in the context's isolation domain.
-public struct ContextNotification {
-    public let name: ContextNotificationName
-    public let inserted: [ManagedObject]
-    public let updated: [ManagedObject]
-    public let deleted: [ManagedObject]
-    public let refreshed: [ManagedObject]
-    /// For ``ContextNotificationName/didSave``: the IDs of what was saved, to hand to other contexts
-    /// (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``).
-    public let savedChanges: SavedChanges?
-}
-
-/// The object IDs of one save: `Sendable`, so a save in one context can be merged into others.
-public struct SavedChanges: Sendable, Hashable {
-    public var inserted: [ManagedObjectID]
-    public var updated: [ManagedObjectID]
-    public var deleted: [ManagedObjectID]
-}
-
 struct ObserverEntry {
     let token: Int
     let name: ContextNotificationName

@@ -1,5 +1,5 @@
 public import Foundation
-public import Synchronization
+package import Synchronization
 
 /// Writes a whole file safely for atomic stores: the bytes go to a temporary file in the same directory, are
 /// flushed to disk, and only on ``Transaction/commit()`` is the temporary file renamed over the old one — so the old
@@ -7,7 +7,7 @@ public import Synchronization
 public enum AtomicFileWriter {
     /// For tests: when set, called with the destination and the number of bytes about to be written; returning
     /// `true` makes the write fail there (as a full disk would).
-    public static let failureInjection = Mutex<(@Sendable (URL, Int) -> Bool)?>(nil)
+    package static let failureInjection = Mutex<(@Sendable (URL, Int) -> Bool)?>(nil)
 
     /// Writes `data` next to `url` and returns the transaction that puts it in place.
     ///

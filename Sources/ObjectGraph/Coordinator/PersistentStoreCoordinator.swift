@@ -372,20 +372,3 @@ struct SaveChanges {
     var updated: [ObjectUpdate] = []
     var deleted: [ObjectDeletion] = []
 }
-
-/// An object that changed in its store since the context read it.
-public struct SaveConflict: Sendable, Hashable {
-    /// The object.
-    public var objectID: ManagedObjectID
-    /// The version the context read.
-    public var expectedVersion: Int64
-    /// What the store holds now (`nil` when the object was deleted there).
-    public var storedSnapshot: ObjectSnapshot?
-
-    /// Creates a conflict (stores report them from ``IncrementalStore/prepareSave(_:)``).
-    public init(objectID: ManagedObjectID, expectedVersion: Int64, storedSnapshot: ObjectSnapshot?) {
-        self.objectID = objectID
-        self.expectedVersion = expectedVersion
-        self.storedSnapshot = storedSnapshot
-    }
-}

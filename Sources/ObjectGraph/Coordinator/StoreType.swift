@@ -15,6 +15,8 @@ public struct StoreType: Sendable {
     /// File name extensions of this type, used when the content does not decide.
     public var fileExtensions: [String]
 
+    /// Describes a store type.
+    /// - Parameters: See the properties of the same names.
     public init(
         name: String, fileExtensions: [String] = [],
         make: @escaping @Sendable (StoreDescription) throws(StoreError) -> any PersistentStore,

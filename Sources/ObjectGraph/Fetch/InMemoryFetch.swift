@@ -1,13 +1,3 @@
-/// The result of executing a fetch request in memory.
-public enum FetchResult {
-    /// The matching objects (for object and object-ID results), in order.
-    case objects([PredicateValue])
-    /// One dictionary per match, or per group for aggregates.
-    case dictionaries([[String: PredicateValue]])
-    /// How many objects match.
-    case count(Int)
-}
-
 /// Executes a fetch request over candidate objects already limited to its entity: filters, sorts, skips, limits,
 /// and builds dictionary, aggregate and count results. The context and the atomic stores use this; the SQLite
 /// store turns the same request into SQL.

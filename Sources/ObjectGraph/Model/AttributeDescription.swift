@@ -64,35 +64,3 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Whether the attribute is derived from other values by the store.
     public var isDerived: Bool { derivationExpression != nil }
 }
-
-/// Validation rules of an attribute, checked when its object is validated (at save).
-public struct ValidationRules: Sendable, Hashable {
-    /// The smallest allowed value, for numbers and dates.
-    public var minimumValue: AttributeValue?
-    /// The largest allowed value, for numbers and dates.
-    public var maximumValue: AttributeValue?
-    /// The shortest allowed string, in characters.
-    public var minimumLength: Int?
-    /// The longest allowed string, in characters.
-    public var maximumLength: Int?
-    /// An ICU regular expression a string value must match as a whole.
-    public var regularExpression: String?
-
-    /// Creates rules; every rule is optional.
-    public init(
-        minimumValue: AttributeValue? = nil, maximumValue: AttributeValue? = nil, minimumLength: Int? = nil,
-        maximumLength: Int? = nil, regularExpression: String? = nil
-    ) {
-        self.minimumValue = minimumValue
-        self.maximumValue = maximumValue
-        self.minimumLength = minimumLength
-        self.maximumLength = maximumLength
-        self.regularExpression = regularExpression
-    }
-
-    /// Whether there are no rules.
-    public var isEmpty: Bool {
-        minimumValue == nil && maximumValue == nil && minimumLength == nil && maximumLength == nil
-            && regularExpression == nil
-    }
-}

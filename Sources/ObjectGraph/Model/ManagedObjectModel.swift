@@ -179,6 +179,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         return allRelationships(of: relationship.destinationEntityName).first { $0.name == inverseName }
     }
 
+    /// Whether the two are the same.
     public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
         lhs === rhs
             || (lhs.entities == rhs.entities && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
@@ -186,11 +187,14 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
                 && lhs.versionIdentifiers == rhs.versionIdentifiers)
     }
 
+    /// Hashes what ``==`` compares.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(entities)
         hasher.combine(fetchRequestTemplates)
     }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         "ManagedObjectModel(\(entities.count) entities: \(entityNames.joined(separator: ", ")))"
     }

@@ -40,6 +40,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             self.message = message
         }
 
+        /// A readable description, as printed in messages.
         public var description: String {
             switch (entity, property) {
             case (let e?, let p?): "\(e).\(p): \(message)"
@@ -57,6 +58,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         self.problems = problems
     }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         if problems.count == 1 { return "invalid model: \(problems[0])" }
         return "invalid model (\(problems.count) problems):\n" + problems.map { "  - \($0)" }.joined(separator: "\n")

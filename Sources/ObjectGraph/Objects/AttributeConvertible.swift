@@ -10,7 +10,10 @@ public protocol AttributeConvertible {
 }
 
 extension String: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .string(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard case .string(let s) = attributeValue else { return nil }
         self = s
@@ -18,7 +21,10 @@ extension String: AttributeConvertible {
 }
 
 extension Int: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .integer64(Int64(self)) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let v = attributeValue.int64Value, let i = Int(exactly: v) else { return nil }
         self = i
@@ -26,7 +32,10 @@ extension Int: AttributeConvertible {
 }
 
 extension Int16: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .integer16(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let v = attributeValue.int64Value, let i = Int16(exactly: v) else { return nil }
         self = i
@@ -34,7 +43,10 @@ extension Int16: AttributeConvertible {
 }
 
 extension Int32: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .integer32(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let v = attributeValue.int64Value, let i = Int32(exactly: v) else { return nil }
         self = i
@@ -42,7 +54,10 @@ extension Int32: AttributeConvertible {
 }
 
 extension Int64: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .integer64(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let v = attributeValue.int64Value else { return nil }
         self = v
@@ -50,7 +65,10 @@ extension Int64: AttributeConvertible {
 }
 
 extension Double: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .double(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard case .boolean = attributeValue else {
             guard let d = attributeValue.doubleValue else { return nil }
@@ -62,7 +80,10 @@ extension Double: AttributeConvertible {
 }
 
 extension Float: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .float(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let d = Double(attributeValue: attributeValue) else { return nil }
         self = Float(d)
@@ -70,7 +91,10 @@ extension Float: AttributeConvertible {
 }
 
 extension Bool: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .boolean(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard case .boolean(let b) = attributeValue else { return nil }
         self = b
@@ -78,7 +102,10 @@ extension Bool: AttributeConvertible {
 }
 
 extension Date: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .date(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard case .date(let d) = attributeValue else { return nil }
         self = d
@@ -86,7 +113,10 @@ extension Date: AttributeConvertible {
 }
 
 extension Data: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .binary(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         switch attributeValue {
         case .binary(let d), .transformable(let d): self = d
@@ -96,7 +126,10 @@ extension Data: AttributeConvertible {
 }
 
 extension UUID: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .uuid(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard case .uuid(let u) = attributeValue else { return nil }
         self = u
@@ -104,7 +137,10 @@ extension UUID: AttributeConvertible {
 }
 
 extension URL: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .uri(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         switch attributeValue {
         case .uri(let u), .objectID(let u): self = u
@@ -114,7 +150,10 @@ extension URL: AttributeConvertible {
 }
 
 extension Decimal: AttributeConvertible {
+    /// The value as an attribute value of the matching type.
     public var attributeValue: AttributeValue { .decimal(self) }
+    /// The value an attribute value holds, or `nil` when it holds another type.
+    /// - Parameter attributeValue: The attribute value.
     public init?(attributeValue: AttributeValue) {
         guard let d = attributeValue.decimalValue else { return nil }
         self = d

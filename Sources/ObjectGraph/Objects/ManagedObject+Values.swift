@@ -32,6 +32,10 @@ extension ManagedObject {
         }
     }
 
+    /// The value for a key, for predicates: ``value(forKey:)`` with the predicate error type.
+    /// - Parameter key: An attribute or relationship name.
+    /// - Returns: The value.
+    /// - Throws: ``ObjectPredicateError`` `unknownKey` or `objectUnavailable`.
     public func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         do {
             return try value(forKey: key)

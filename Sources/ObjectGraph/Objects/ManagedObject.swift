@@ -79,6 +79,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The store version the object's values were read at (Core Data's `Z_OPT`; 0 for a fault or a new object).
     public var storedVersion: Int64 { storeVersion }
 
+    /// A readable description, as printed in messages.
     public var description: String {
         "<\(entity.name) \(objectID)\(isFault ? " fault" : "")>"
     }

@@ -118,17 +118,21 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// Whether the two are the same.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         lhs === rhs
             || (lhs.primaryKey == rhs.primaryKey && lhs.temporaryIdentifier == rhs.temporaryIdentifier
                 && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier)
     }
 
+    /// Hashes what ``==`` compares.
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         // Keys rarely repeat across entities; leaving the name out keeps hashing cheap on hot paths.
         hasher.combine(primaryKey)
         hasher.combine(temporaryIdentifier)
     }
 
+    /// The object's URI (`x-coredata://UUID/Entity/pN`, or a temporary one).
     public var description: String { uriString }
 }

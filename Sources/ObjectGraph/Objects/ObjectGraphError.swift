@@ -46,6 +46,7 @@ public struct ObjectGraphError: Error, Sendable, Hashable, CustomStringConvertib
         self.underlying = underlying
     }
 
+    /// The message.
     public var description: String { message }
 
     /// The error for a fault that could not be filled.

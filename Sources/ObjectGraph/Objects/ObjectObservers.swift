@@ -16,33 +16,6 @@ final class ObjectObservers {
     }
 }
 
-/// One change of one property, as delivered to an observer.
-public struct PropertyChange {
-    /// The property that changed.
-    public let key: String
-    /// The value before (for to-many changes: the removed object, or null).
-    public let oldValue: PredicateValue
-    /// The value after (for to-many changes: the added object, or null).
-    public let newValue: PredicateValue
-}
-
-/// Keeps an observation alive; call ``cancel()`` to stop it.
-public final class ObservationToken {
-    private var cancellation: (() -> Void)?
-
-    init(_ cancellation: @escaping () -> Void) {
-        self.cancellation = cancellation
-    }
-
-    /// Stops the observation.
-    public func cancel() {
-        cancellation?()
-        cancellation = nil
-    }
-
-    deinit { cancellation?() }
-}
-
 extension ManagedObject {
     /// Calls `handler` after each change of the property `key` (every property when `key` is nil), including
     /// changes made by undo and by inverse maintenance. The observation lasts while the token is kept.

@@ -24,6 +24,7 @@ extension ObjectPredicate: CustomStringConvertible {
         }
     }
 
+    /// The canonical format string.
     public var description: String { format }
 }
 
@@ -47,6 +48,7 @@ extension ObjectExpression: CustomStringConvertible {
     /// The canonical format text of the expression.
     public var format: String { operandFormat(above: 0) }
 
+    /// The canonical format string.
     public var description: String { format }
 
     /// Binding strength, for deciding where parentheses are needed.

@@ -1,0 +1,86 @@
+import CSupport
+public import Foundation
+
+/// Scratch folders that must not outlive the process: registered so that an interrupted run removes them too
+/// (once ``installSignalHandlers()`` was called, which the command-line tool does), and found again by
+/// ``sweepStale(prefix:)`` when a process was killed outright.
+public enum ScratchFolders {
+    /// Remembers a scratch folder for removal on SIGINT, SIGTERM, SIGHUP and SIGQUIT.
+    public static func register(_ url: URL) {
+        _ = docutil_cleanup_register(url.path)
+    }
+
+    /// Forgets a scratch folder (after removing it).
+    public static func unregister(_ url: URL) {
+        docutil_cleanup_unregister(url.path)
+    }
+
+    /// Installs the signal handlers that remove registered folders, then let the signal end the process.
+    public static func installSignalHandlers() {
+        docutil_cleanup_install_signal_handlers()
+    }
+
+    /// A new scratch folder in the temporary directory, named `<prefix>-<pid>-<random>` so that stale ones can be
+    /// recognised, and registered for removal.
+    public static func make(prefix: String) throws(ModelFileError) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        } catch {
+            throw ModelFileError(.io, path: url.path, "cannot create a scratch folder: \(error.localizedDescription)")
+        }
+        register(url)
+        return url
+    }
+
+    /// Removes a scratch folder made by ``make(prefix:)``.
+    public static func remove(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+        unregister(url)
+    }
+
+    /// The names in a folder that begin with `prefix`, read with readdir: a temporary folder can hold tens of
+    /// thousands of entries, and only the few matching ones are worth more than a look at their name.
+    static func entries(of folder: String, prefix: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            // The name is read through a pointer, up to its NUL: a record is only as long as its name needs, so
+            // the whole `d_name` array is not there to copy.
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
+            if name.hasPrefix(prefix) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes scratch folders left by processes that no longer run (killed before they could clean up), and the
+    /// folders of earlier versions (`docutil-<UUID>`) older than an hour. Returns how many were removed.
+    @discardableResult
+    public static func sweepStale(prefix: String) -> Int {
+        let temporary = FileManager.default.temporaryDirectory
+        var removed = 0
+        for name in entries(of: temporary.path, prefix: prefix + "-") {
+            let rest = name.dropFirst(prefix.count + 1)
+            // Names are judged before any path is made: most entries are other programs' (or tests') folders.
+            let folder = { temporary.appendingPathComponent(name) }
+            if UUID(uuidString: String(rest)) != nil {
+                // An earlier version's folder: no process ID to check, so only old ones go.
+                guard
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: folder().path))?[
+                        .modificationDate]
+                        as? Date, Date().timeIntervalSince(modified) > 3600
+                else { continue }
+            } else if let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, rest.contains("-") {
+                // A live process (or one we may not signal) keeps its folder.
+                if kill(pid, 0) == 0 || errno == EPERM { continue }
+            } else {
+                continue
+            }
+            if (try? FileManager.default.removeItem(at: folder())) != nil { removed += 1 }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A store that reads its whole graph at once and writes it whole on every save (XML, binary, in-memory).
+public protocol AtomicStore: PersistentStore {
+    /// How new objects get their keys (default: per root entity).
+    var primaryKeyScope: PrimaryKeyScope { get }
+    /// Reads every object. Called once, when the store is added.
+    func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents
+    /// Prepares writing the whole store (e.g. to a temporary file beside the real one); the coordinator commits
+    /// once every store of the save has prepared.
+    func prepareWrite(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+}
+
+extension AtomicStore {
+    /// By default keys are numbered per root entity, as in SQLite stores.
+    public var primaryKeyScope: PrimaryKeyScope { .perRootEntity }
+}

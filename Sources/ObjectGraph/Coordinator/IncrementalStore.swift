@@ -1,0 +1,37 @@
+import Foundation
+
+/// A store that fetches on demand and saves changes row by row (SQLite).
+public protocol IncrementalStore: PersistentStore {
+    /// Opens the store; called once, when it is added.
+    func load(model: ManagedObjectModel) throws(StoreError)
+    /// The IDs of the objects of `entityNames` that match the request's predicate, in the request's order
+    /// (without offset and limit: the coordinator applies them after merging stores and pending changes).
+    func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID]
+    /// The stored state of objects (missing ones are left out).
+    func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot]
+    /// The destinations of a to-many relationship the store left as a fault in a snapshot.
+    func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
+    /// The destinations of one to-many relationship of many objects (of one entity), in as few requests as the store
+    /// can: what reading many objects whole needs, one request per batch instead of one per object.
+    func destinations(of ids: [ManagedObjectID], relationship: String) throws(StoreError)
+        -> [ManagedObjectID: [ManagedObjectID]]
+    /// The current version of an object, for optimistic locking; `nil` when it no longer exists.
+    func version(of id: ManagedObjectID) throws(StoreError) -> Int64?
+    /// New keys for objects of a hierarchy root.
+    func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64]
+    /// Prepares a save in one transaction. Inside it, each update and delete checks that the stored version is still
+    /// the expected one; if any is not, the store rolls back and throws a ``StoreError`` with code
+    /// ``StoreError/Code/conflict`` listing every conflict.
+    func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction
+}
+
+extension IncrementalStore {
+    /// One request per object; stores that can do better implement it.
+    public func destinations(of ids: [ManagedObjectID], relationship: String) throws(StoreError)
+        -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        for id in ids { result[id] = try destinations(of: id, relationship: relationship) }
+        return result
+    }
+}
