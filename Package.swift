@@ -19,7 +19,9 @@ let package = Package(
         .executable(name: "docutil", targets: ["docutil"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation` (Scripts/check-docs): DocC for every library, warnings as errors.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, each behind one small system-library target.
@@ -41,7 +43,7 @@ let package = Package(
             dependencies: ["ObjectGraph", "CLibXML2", "CZlib", "CSupport"],
             swiftSettings: strictSettings
         ),
-        // Apple-schema SQLite stores (for now: reading metadata and the embedded model).
+        // Apple's Core Data SQLite store: schema, SQL fetches, faulting, incremental saves, checks.
         .target(
             name: "SQLiteStore",
             dependencies: ["ObjectGraph", "ModelFiles", "CSQLite"],
@@ -53,14 +55,14 @@ let package = Package(
         // Our binary store format (see Docs/BinaryStoreFormat.md).
         .target(
             name: "BinaryStore", dependencies: ["ObjectGraph", "ModelFiles", "CZlib"], swiftSettings: strictSettings),
-        // Opening documents: type detection, model selection, store registration.
+        // The persistent document, opening for inspection and conversion, import, migration, check and diff.
         .target(
             name: "Documents", dependencies: ["ObjectGraph", "ModelFiles", "XMLStore", "BinaryStore", "SQLiteStore"],
             swiftSettings: strictSettings),
         .target(
             name: "DocUtilCLI",
             dependencies: [
-                "ObjectGraph", "ModelFiles", "SQLiteStore", "Documents", "CSupport",
+                "ObjectGraph", "ModelFiles", "Documents", "CSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -72,6 +74,13 @@ let package = Package(
             name: "TestSupport", dependencies: ["ObjectGraph", "CSQLite", "CSupport"], path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
+        // The code of the DocC articles, compiled and run.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "ObjectGraph", "ModelFiles", "SQLiteStore", "XMLStore", "BinaryStore", "Documents", "TestSupport",
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ModelFiles", "TestSupport"],
             swiftSettings: strictSettings),

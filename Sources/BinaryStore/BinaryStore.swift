@@ -34,7 +34,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
 
     /// Opens the store a coordinator adds (the file is read by `load(model:)`).
     /// - Parameter description: The store type, file and options.
-    /// - Throws: ``StoreError`` when the description has no file or the file is not of this type.
+    /// - Throws: `StoreError` when the description has no file or the file is not of this type.
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
         self.description = description
@@ -50,7 +50,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     /// Reads every object of the store (atomic stores are read whole).
     /// - Parameter model: The model the objects are read with.
     /// - Returns: The store's identifier, metadata and object snapshots.
-    /// - Throws: ``StoreError`` naming the file and the place when the file cannot be read or a value does not fit the model.
+    /// - Throws: `StoreError` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         let url = description.url!
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -65,7 +65,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
 
     /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
     /// - Returns: The transaction that replaces the file on commit.
-    /// - Throws: ``StoreError`` when a value cannot be written (it is never written as something else).
+    /// - Throws: `StoreError` when a value cannot be written (it is never written as something else).
     public func prepareWrite(
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {

@@ -26,7 +26,7 @@ public struct BinaryStoreFile: Sendable {
 
     /// Reads the file's header and metadata without reading its objects.
     /// - Parameter url: The store file.
-    /// - Throws: ``StoreError`` naming the file when it cannot be read or is not a store of this type.
+    /// - Throws: `StoreError` naming the file when it cannot be read or is not a store of this type.
     public init(url: URL) throws(StoreError) {
         self.url = url
         let data: Data

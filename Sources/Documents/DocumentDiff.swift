@@ -9,7 +9,11 @@ import ObjectGraph
 /// (objects whose values changed). Relationships compare by the matched objects. Both documents are read whole.
 public enum DocumentDiff {
     /// The differences between `a` and `b`.
-    /// - Parameter keys: entity name → the attribute that identifies its objects.
+    /// - Parameters:
+    ///   - a: the first document.
+    ///   - b: the second document (of any store type).
+    ///   - keys: entity name → the attribute that identifies its objects.
+    /// - Returns: objects only in `a`, only in `b`, and changed objects with each changed key.
     /// - Throws: ``DocumentError`` when an object cannot be read, a key attribute does not exist, or a key value
     ///   repeats within an entity of one document (`badData`).
     public static func compare(_ a: OpenedDocument, _ b: OpenedDocument, keys: [String: String] = [:])

@@ -43,6 +43,7 @@ public enum DocumentStack {
     /// opened read-only is read with the model it was written with, and a warning says so. When that model is not
     /// found, the document is read with the model given and a warning says the version hashes differ.
     /// - Parameters:
+    ///   - document: the document's file.
     ///   - modelURL: a model to use instead of the one the document carries.
     ///   - readOnly: open without ever writing (inspection and conversion).
     ///   - lenient: keep stored values that do not fit their attributes as they are (SQLite stores), reported in
@@ -319,8 +320,13 @@ public enum DocumentStack {
     /// output is checkpointed and closed first, so it is one whole file), so it never exists half-written. Only a
     /// regular file is ever replaced, and only with `force`: a directory, a device, a FIFO or a socket at the output
     /// path is refused and left as it is. A symbolic link is followed: the file it points to is replaced.
+    /// - Parameters:
+    ///   - document: the open document.
+    ///   - output: the file to write.
+    ///   - type: the output's store type (`"SQLite"`, `"XML"`, `"Binary"`).
+    ///   - force: replace `output` if it exists.
+    ///   - progress: hears how many objects were read of how many.
     /// - Throws: `cannotCreate` when `output` exists and `force` is off, or is not a regular file.
-    /// - Parameter progress: hears how many objects were read of how many.
     public static func convert(
         _ document: OpenedDocument, to output: URL, type: String, force: Bool, progress: ((Int, Int) -> Void)? = nil
     ) throws(DocumentError) {

@@ -9,14 +9,14 @@ import XMLStore
 /// saved or only imported, and how a file of it is recognised.
 ///
 /// The three file store types (XML, binary, SQLite) are registered by default. An app registers its own: a store
-/// type it added to ``StoreType``, or an import-only type (a legacy format) whose documents a
+/// type it added to `StoreType`, or an import-only type (a legacy format) whose documents a
 /// ``PersistentDocument`` subclass reads in ``PersistentDocument/read(from:ofType:into:)``.
 public struct DocumentType: Sendable, CustomStringConvertible {
     /// The type's name (`"XML"`, `"Binary"`, `"SQLite"`, or an app's).
     public var name: String
     /// File extensions, without the dot, lowercase; the first is the one new files get.
     public var fileExtensions: [String]
-    /// The store type that holds documents of this type (``StoreType`` name); `nil` for a type that is only
+    /// The store type that holds documents of this type (`StoreType` name); `nil` for a type that is only
     /// imported, whose documents open untitled and must be saved as a writable type.
     public var storeType: String?
     /// Whether documents of this type can be saved (a store type that can write).

@@ -58,7 +58,7 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
             && a.contentHash == b.contentHash
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(inode)

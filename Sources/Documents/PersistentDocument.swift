@@ -13,7 +13,7 @@ import SQLiteStore
 /// (constant time, content-based — an object inserted then deleted, or a value changed and changed back, is no
 /// change), or contents the file does not have yet (an import, a recovered autosave, a new document). Undo history
 /// survives saves: undoing after a save makes the document edited again, and saving writes the undone state.
-/// ``savePointToken`` marks the save in the undo history (``UndoManager/stateToken``).
+/// ``savePointToken`` marks the save in the undo history (`UndoManager.stateToken`).
 ///
 /// **Subclass hooks**, in `NSPersistentDocument`'s spirit: ``managedObjectModel(for:ofType:)`` (the model, a class
 /// method because the stack is built from it), ``persistentStoreType(for:)``,
@@ -54,7 +54,7 @@ open class PersistentDocument {
     public private(set) var lastAutosave: Date?
     /// NSDocument's change count, by kind: changes done, undone and redone since the last save or revert.
     public private(set) var changeCount = (done: 0, undone: 0, redone: 0)
-    /// The point in the undo history the document was last saved at (``UndoManager/stateToken``).
+    /// The point in the undo history the document was last saved at (`UndoManager.stateToken`).
     public private(set) var savePointToken: UInt64 = 0
 
     /// The program named in the lock file (`docutil open`, or an app's name).
@@ -80,6 +80,7 @@ open class PersistentDocument {
     /// Opens an existing document.
     ///
     /// - Parameters:
+    ///   - url: the document's file (or package folder).
     ///   - typeName: the document type's name; `nil` to find it from the file's first bytes, then its extension.
     ///   - model: the model to read it with; `nil` for ``managedObjectModel(for:ofType:)`` (the one it carries).
     ///   - readOnly: open without the lock and without ever writing the file.
@@ -415,6 +416,7 @@ open class PersistentDocument {
     /// Undo history is kept.
     ///
     /// - Parameters:
+    ///   - url: the new file.
     ///   - type: the new type (`nil`: the same type, or the one `url`'s extension names).
     ///   - force: replace a regular file at `url` (never a directory or a device).
     ///   - asPackage: write a package folder (``DocumentPackage``) or a single file; `nil`: as the document is now.

@@ -104,7 +104,11 @@ public enum ModelLoader {
     }
 
     /// Decodes a model from a `Z_MODELCACHE` blob: raw DEFLATE of a keyed archive of the model.
-    /// - Parameter source: the store's path, for messages.
+    /// - Parameters:
+    ///   - blob: the column's bytes.
+    ///   - source: the store's path, for messages.
+    /// - Returns: the model, with the version hashes the archive records.
+    /// - Throws: ``ModelFileError`` `malformed` when the bytes do not inflate or decode to a model.
     public static func loadModelCache(_ blob: Data, source: String) throws(ModelFileError) -> LoadedModel {
         try wrap(source) { () throws(ModelFileError) in
             let archive = try KeyedArchive(data: try Inflate.raw(blob))

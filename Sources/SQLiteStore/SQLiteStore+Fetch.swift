@@ -8,7 +8,7 @@ extension SQLiteStore {
     ///   - request: The fetch request.
     ///   - entityNames: The entity and the sub-entities to include.
     /// - Returns: Matching object IDs.
-    /// - Throws: ``StoreError`` when the SQL fails.
+    /// - Throws: `StoreError` when the SQL fails.
     public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
         guard let entity = entityNames.first, schema.entities[entity] != nil else { return [] }
         let table = schema.table(of: entity)
@@ -81,7 +81,7 @@ extension SQLiteStore {
     /// The stored values of objects, read in batches.
     /// - Parameter ids: The objects.
     /// - Returns: A snapshot for each object that exists.
-    /// - Throws: ``StoreError`` when a row cannot be read or a value does not fit the model.
+    /// - Throws: `StoreError` when a row cannot be read or a value does not fit the model.
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         var byTable: [String: [ManagedObjectID]] = [:]
         for id in ids where id.storeIdentifier == identifier && schema.entities[id.entityName] != nil {
@@ -306,7 +306,7 @@ extension SQLiteStore {
     ///   - id: The object.
     ///   - name: The relationship.
     /// - Returns: The destinations, in order for ordered relationships.
-    /// - Throws: ``StoreError`` when the rows cannot be read.
+    /// - Throws: `StoreError` when the rows cannot be read.
     public func destinations(of id: ManagedObjectID, relationship name: String) throws(StoreError) -> [ManagedObjectID]
     {
         guard let relationship = model.allRelationships(of: id.entityName).first(where: { $0.name == name }),
@@ -414,7 +414,7 @@ extension SQLiteStore {
     /// The stored version (`Z_OPT`) of an object, for optimistic locking.
     /// - Parameter id: The object.
     /// - Returns: Its version, or `nil` when it is not in the store.
-    /// - Throws: ``StoreError`` when the row cannot be read.
+    /// - Throws: `StoreError` when the row cannot be read.
     public func version(of id: ManagedObjectID) throws(StoreError) -> Int64? {
         do {
             guard

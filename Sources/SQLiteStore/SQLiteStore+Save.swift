@@ -8,7 +8,7 @@ extension SQLiteStore {
     ///   - entityName: The root entity the keys are numbered in.
     ///   - count: How many keys.
     /// - Returns: The keys, in order.
-    /// - Throws: ``StoreError`` when the row cannot be updated.
+    /// - Throws: `StoreError` when the row cannot be updated.
     public func allocatePrimaryKeys(forRoot entityName: String, count: Int) throws(StoreError) -> [Int64] {
         let number = schema.number(entityName)
         guard count > 0 else { return [] }

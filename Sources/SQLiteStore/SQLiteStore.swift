@@ -9,7 +9,7 @@ public import ObjectGraph
 /// and each save is one transaction with `Z_OPT` optimistic locking.
 ///
 /// A store opened read-only is opened with SQLite's read-only modes, so nothing is ever created or changed next to
-/// the original (see ``ReadOnlyOpening``).
+/// the original (see `ReadOnlyOpening`).
 ///
 /// `@unchecked Sendable`: the connection and caches are only used under the coordinator's lock.
 public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopying, @unchecked Sendable {
@@ -51,7 +51,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let lenientValues: Bool
     /// Values kept raw by a lenient read: where and why (at most 1,000 are listed).
     public internal(set) var valueWarnings: [String] = []
-    /// The same values as ``valueWarnings``, as problems of kind ``StoreProblem/Kind/value`` (for checking).
+    /// The same values as ``valueWarnings``, as problems of kind `StoreProblem.Kind.value` (for checking).
     public internal(set) var valueProblems: [StoreProblem] = []
 
     /// Registers the `"SQLite"` store type.
@@ -74,7 +74,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// the coordinator loads the store.
     ///
     /// A read-only store is opened with SQLite's read-only URI mode, so the file and its folder are left exactly as
-    /// they are (see ``ReadOnlyOpening`` for the one case that needs a private copy). The option `lenientValues` =
+    /// they are (see `ReadOnlyOpening` for the one case that needs a private copy). The option `lenientValues` =
     /// `YES` keeps stored values that do not fit their attributes raw (reported in ``valueWarnings``) instead of
     /// failing the read.
     ///
@@ -200,7 +200,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         }
     }
 
-    /// Runs `body`, turning any failure into a ``StoreError`` naming the file.
+    /// Runs `body`, turning any failure into a `StoreError` naming the file.
     func reporting<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
@@ -298,7 +298,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     /// Opens the database, checks the schema against the model, and reads the metadata.
     /// - Parameter model: The model the objects are read with.
-    /// - Throws: ``StoreError`` when the file is not a Core Data SQLite store or its schema does not match the model.
+    /// - Throws: `StoreError` when the file is not a Core Data SQLite store or its schema does not match the model.
     public func load(model: ManagedObjectModel) throws(StoreError) {
         self.model = model
         try reporting {

@@ -3,7 +3,7 @@ public import ModelFiles
 public import ObjectGraph
 
 /// Reads what a Core Data SQLite store says about itself — its metadata and the model it was written with — without
-/// modifying it or copying it (it is opened read-only in place; see ``ReadOnlyOpening`` for the one exception).
+/// modifying it or copying it (it is opened read-only in place; see `ReadOnlyOpening` for the one exception).
 public struct SQLiteStoreFile: Sendable {
     /// The store's path.
     public var path: String
@@ -26,8 +26,10 @@ public struct SQLiteStoreFile: Sendable {
     }
 
     /// Reads the store at `url`.
-    /// - Parameter counting: whether to count the objects of each entity (one `COUNT` per table; SQLite answers it
-    ///   from the smallest index or the table's leaf pages, never from large values stored on overflow pages).
+    /// - Parameters:
+    ///   - url: the store file.
+    ///   - counting: whether to count the objects of each entity (one `COUNT` per table; SQLite answers it
+    ///     from the smallest index or the table's leaf pages, never from large values stored on overflow pages).
     /// - Throws: ``SQLiteStoreError``: `notAStore` when the file is not SQLite or lacks Core Data's tables.
     public init(url: URL, counting: Bool = true) throws(SQLiteStoreError) {
         let path = url.path
@@ -127,7 +129,7 @@ public struct SQLiteStoreFile: Sendable {
     }
 
     /// The model stored in `Z_MODELCACHE`.
-    /// - Throws: ``ModelFileError`` when the store has no model cache or it cannot be decoded.
+    /// - Throws: `ModelFileError` when the store has no model cache or it cannot be decoded.
     public func storedModel() throws(ModelFileError) -> LoadedModel {
         guard let modelCache else {
             throw ModelFileError(

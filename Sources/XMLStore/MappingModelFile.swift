@@ -76,7 +76,7 @@ public struct MappingModelFile: Sendable {
 
     /// Reads a mapping model.
     /// - Parameter url: an `.xcmappingmodel` folder, or the `xcmapping.xml` file in one.
-    /// - Throws: ``StoreError``: `notFound` for a missing file, `corrupt` for a file that is not a mapping model or
+    /// - Throws: `StoreError`: `notFound` for a missing file, `corrupt` for a file that is not a mapping model or
     ///   holds something docutil does not read (named, with the line), `unsupported` for a compiled mapping model
     ///   (`.cdm`).
     public init(url: URL) throws(StoreError) {

@@ -55,7 +55,7 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     /// Reads every object of the store (atomic stores are read whole).
     /// - Parameter model: The model the objects are read with.
     /// - Returns: The store's identifier, metadata and object snapshots.
-    /// - Throws: ``StoreError`` naming the file and the place when the file cannot be read or a value does not fit the model.
+    /// - Throws: `StoreError` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         let url = description.url!
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -81,14 +81,14 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
 
     /// What reading left out when the store was opened with `collectProblems` = `YES`: objects of entities the model
     /// lacks, ids used twice, properties that could not be read. (References to objects not in the file are kept, for
-    /// ``SnapshotCheck`` to report with the rest of the graph.)
+    /// `SnapshotCheck` to report with the rest of the graph.)
     public func checkStructure(limit: Int) throws(StoreError) -> StoreCheckResult {
         StoreCheckResult(problems: loadProblems, coveredKinds: [.unknownEntity, .primaryKey, .value])
     }
 
     /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
     /// - Returns: The transaction that replaces the file on commit.
-    /// - Throws: ``StoreError`` when a value cannot be written (it is never written as something else).
+    /// - Throws: `StoreError` when a value cannot be written (it is never written as something else).
     public func prepareWrite(
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {

@@ -48,7 +48,7 @@ struct XMLStoreWriter {
         }
     }
 
-    /// - Throws: ``StoreError`` when a value does not fit its attribute (it is never written as something else).
+    /// - Throws: `StoreError` when a value does not fit its attribute (it is never written as something else).
     mutating func write(
         snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: PropertyList]
     ) throws(StoreError) -> Data {

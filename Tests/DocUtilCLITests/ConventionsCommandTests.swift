@@ -121,6 +121,46 @@ struct ConventionsCommandTests {
         }
     }
 
+    /// The man pages are what `generate-manual` makes of the command's current help: every verb's abstract,
+    /// discussion, options and their help texts (read from `--experimental-dump-help`, the description
+    /// `generate-manual` itself works from) appear in `Man/docutil.VERB.1`.
+    @Test func theManPagesCarryTheCurrentHelpOfEveryVerb() throws {
+        let dump = try Docutil.run(["--experimental-dump-help"])
+        #expect(dump.status == 0)
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let command = try #require(root["command"] as? [String: Any])
+        let subcommands = try #require(command["subcommands"] as? [[String: Any]])
+        #expect(subcommands.count >= 10)
+        for verb in subcommands {
+            let name = try #require(verb["commandName"] as? String)
+            guard name != "help" else { continue }
+            let page = Fixtures.projectRoot.appendingPathComponent("Man/docutil.\(name).1")
+            let text = try String(contentsOf: page, encoding: .utf8)
+            // mdoc escapes a backslash as \e; nothing else in our help texts changes.
+            func shown(_ help: String) -> Bool { text.contains(help.replacingOccurrences(of: "\\", with: "\\e")) }
+            let stale = "Man/docutil.\(name).1 is stale: regenerate the man pages (README, 'Man pages')"
+            if let abstract = verb["abstract"] as? String {
+                // The page's one-line description drops a closing full stop or ellipsis.
+                let line = abstract.hasSuffix("…") || abstract.hasSuffix(".") ? String(abstract.dropLast()) : abstract
+                #expect(text.contains(".Nd \"\(line)"), "\(stale): abstract")
+            }
+            if let discussion = verb["discussion"] as? String, !discussion.isEmpty {
+                #expect(shown(discussion), "\(stale): discussion")
+            }
+            for argument in verb["arguments"] as? [[String: Any]] ?? [] {
+                let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { entry -> String? in
+                    guard entry["kind"] as? String == "long", let name = entry["name"] as? String else { return nil }
+                    return name
+                }
+                for long in names { #expect(text.contains("Fl -\(long)"), "\(stale): --\(long)") }
+                if let help = argument["abstract"] as? String, !help.isEmpty {
+                    #expect(shown(help), "\(stale): \(names.first ?? "argument") help")
+                }
+            }
+        }
+    }
+
     @Test func everyVerbHasAManPageAndAREADMEEntryThatAgreeWithItsHelp() throws {
         let help = try Docutil.run(["--help"]).stdout
         let section = try #require(help.range(of: "SUBCOMMANDS:"))

@@ -30,7 +30,14 @@ public enum DocumentImport {
     /// the end; otherwise the document is built in memory and saved as `url` once. Either way `url` appears only
     /// when the import succeeded.
     /// - Parameters:
+    ///   - sources: the files to import, in any order (links between them are made at the end).
+    ///   - url: the new document.
+    ///   - type: its document type (a store type).
+    ///   - model: the model of the new document.
+    ///   - options: the entity, mapping and format of the sources, and a progress handler.
     ///   - force: replace a regular file at `url`.
+    ///   - program: the name the lock file records.
+    /// - Returns: how many objects of each entity were imported.
     /// - Throws: ``DocumentError``: `cannotCreate` when `url` exists (without `force`) or is not a regular file,
     ///   `badData` listing every problem with the input, `conflict` when another process has `url` open, `io`.
     @discardableResult
@@ -58,8 +65,14 @@ public enum DocumentImport {
     }
 
     /// Imports `sources` into the existing document at `url`, in one save.
-    /// - Parameter model: the model to open it with (`nil`: the one it carries).
-    /// - Throws: ``DocumentError`` as ``PersistentDocument/init(contentsOf:ofType:model:readOnly:program:)`` and
+    /// - Parameters:
+    ///   - sources: the files to import.
+    ///   - url: the document.
+    ///   - model: the model to open it with (`nil`: the one it carries).
+    ///   - options: the entity, mapping and format of the sources, and a progress handler.
+    ///   - program: the name the lock file records.
+    /// - Returns: how many objects of each entity were imported.
+    /// - Throws: ``DocumentError`` as ``PersistentDocument/init(contentsOf:ofType:model:readOnly:program:importOptions:migration:)`` and
     ///   ``PersistentDocument/save(force:)``, and `badData` listing every problem with the input; the document is
     ///   then as it was.
     @discardableResult

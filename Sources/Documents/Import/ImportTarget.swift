@@ -47,8 +47,11 @@ public final class ImportTarget {
     private var lastProgress = Date.distantPast
 
     /// Creates a target filling `context`.
-    /// - Parameter batchSize: save the context and let go of its objects every this many objects (only for a
-    ///   context whose store is a new file that is thrown away if the import fails).
+    /// - Parameters:
+    ///   - context: the context objects are inserted into.
+    ///   - options: the entity, mapping and format of the sources, and a progress handler.
+    ///   - batchSize: save the context and let go of its objects every this many objects (only for a context whose
+    ///     store is a new file that is thrown away if the import fails).
     public init(context: ManagedObjectContext, options: ImportOptions, batchSize: Int? = nil) {
         self.context = context
         self.options = options

@@ -13,7 +13,7 @@ public enum KeyedArchiveReader {
         plist["$archiver"]?.string == "NSKeyedArchiver"
     }
 
-    /// The archive's root object as a property list: sets become arrays, `NSNull` becomes ``PropertyList/null``.
+    /// The archive's root object as a property list: sets become arrays, `NSNull` becomes `PropertyList.null`.
     /// - Throws: ``ModelFileError`` naming the archived object (`$objects[N]`) of a class it does not know, or a
     ///   broken reference.
     public static func rootObject(of data: Data) throws(ModelFileError) -> PropertyList {

@@ -10,7 +10,7 @@ public struct SecureUnarchiveFromData: StoredValueTransformer {
 
     /// The archive's root object.
     /// - Parameter data: a keyed archive.
-    /// - Returns: its root object, sets as arrays and `NSNull` as ``PropertyList/null``.
+    /// - Returns: its root object, sets as arrays and `NSNull` as `PropertyList.null`.
     /// - Throws: ``ModelFileError`` for bytes that are not a keyed archive of those classes.
     public func value(from data: Data) throws -> PropertyList {
         try KeyedArchiveReader.rootObject(of: data)

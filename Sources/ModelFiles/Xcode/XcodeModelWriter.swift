@@ -3,7 +3,7 @@ public import ObjectGraph
 
 /// Writes a model as the `contents` XML of an `.xcdatamodel` directory, the way Xcode lays it out.
 ///
-/// Reading the output with ``XcodeModelReader`` gives an equal model. Diagram layout is not written.
+/// Reading the output with `XcodeModelReader` gives an equal model. Diagram layout is not written.
 public enum XcodeModelWriter {
     /// Our attribute on a `fetchRequest` element that keeps why its predicate could not be read from a compiled
     /// model, so that a model written and read again still refuses to use it (Xcode ignores attributes it does not

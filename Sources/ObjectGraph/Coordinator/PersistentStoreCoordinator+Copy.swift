@@ -14,13 +14,17 @@ extension PersistentStoreCoordinator {
     /// otherwise every object is read and written. The copy keeps the store's UUID.
     ///
     /// - Parameters:
+    ///   - store: the store to copy (one of this coordinator's).
     ///   - changes: unsaved changes of a context to write into the copy (``ManagedObjectContext/unsavedChanges()``).
     ///   - url: the file to write; a symbolic link is followed.
+    ///   - type: the store type of the copy.
+    ///   - options: options for the copy's store (as in ``StoreDescription/options``).
+    ///   - progress: hears how many objects were read of how many, as the copy goes (a copy a store makes of itself
+    ///     reports nothing).
     /// - Returns: the IDs objects have in the copy, where they differ: new objects' permanent IDs, and any objects the
     ///   copy had to renumber (a store with one key counter, like the XML store, holding keys that repeat across
     ///   entities).
-    /// - Parameter progress: hears how many objects were read of how many, as the copy goes (a copy a store makes of
-    ///   itself reports nothing).
+    /// - Throws: ``StoreError`` when the copy cannot be read or written; `url` is then left as it was.
     @discardableResult
     public func writeCopy(
         of store: any PersistentStore, applying changes: UnsavedChanges = UnsavedChanges(), to url: URL, type: String,
@@ -35,10 +39,10 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// Writes a copy of a store (with `changes` laid over it) to `url` as ``writeCopy(of:applying:to:type:options:)``
+    /// Writes a copy of a store (with `changes` laid over it) to `url` as `writeCopy(of:applying:to:type:options:)`
     /// does, then puts a store opened on the copy in the old store's place and closes the old one: what save as
     /// needs. The old file is left as it was.
-    /// - Returns: the new store, and the IDs objects have in it where they differ (see ``writeCopy(of:applying:to:type:options:)``).
+    /// - Returns: the new store, and the IDs objects have in it where they differ (see `writeCopy(of:applying:to:type:options:)`).
     public func replacePersistentStore(
         _ store: any PersistentStore, withCopyAt url: URL, type: String, options: [String: String] = [:],
         applying changes: UnsavedChanges = UnsavedChanges()
@@ -59,7 +63,7 @@ extension PersistentStoreCoordinator {
         return (replacement.store, mapping)
     }
 
-    /// Puts the store file at `url` — a copy of `store` written by ``writeCopy(of:applying:to:type:options:)``,
+    /// Puts the store file at `url` — a copy of `store` written by `writeCopy(of:applying:to:type:options:)`,
     /// with the same UUID — in `store`'s place, and closes `store` (for a copy that was moved after it was
     /// written, as a document package is).
     /// - Throws: ``StoreError`` when the file cannot be opened or holds another store.
@@ -108,7 +112,7 @@ extension PersistentStoreCoordinator {
     /// same UUID (Core Data's `migratePersistentStore`). The old file is left as it was and the old store is closed.
     ///
     /// Objects keep their IDs unless the new store has to renumber them (see
-    /// ``writeCopy(of:applying:to:type:options:)``): pass the contexts using the coordinator, and their objects
+    /// `writeCopy(of:applying:to:type:options:)`): pass the contexts using the coordinator, and their objects
     /// follow — registered objects take their new IDs, unchanged ones are read again from the new store, and
     /// changed ones keep their changes with the new store's versions, so their next save does not see a conflict
     /// that is not there.

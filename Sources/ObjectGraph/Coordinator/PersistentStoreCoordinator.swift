@@ -30,6 +30,8 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - type: `"InMemory"`, `"XML"`, `"Binary"`, `"SQLite"` or a type an app registered.
     ///   - configuration: the configuration whose entities the store holds (`nil`: every entity).
     ///   - url: the file, for stores that have one.
+    ///   - options: store options, such as `"readOnly": "YES"`.
+    /// - Returns: the store, loaded.
     /// - Throws: ``StoreError`` when the type is unknown, the configuration does not exist, or loading fails.
     @discardableResult
     public func addPersistentStore(
@@ -84,7 +86,11 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Reads a store file's metadata without adding it.
-    /// - Parameter type: the store type; `nil` to detect it from the file.
+    /// - Parameters:
+    ///   - type: the store type; `nil` to detect it from the file.
+    ///   - url: the store file.
+    /// - Returns: the metadata: store type, UUID, version hashes and any keys the app wrote.
+    /// - Throws: ``StoreError`` `notFound` for a missing file, `unsupported` for a file of no known type.
     public static func metadataForPersistentStore(
         ofType type: String? = nil, at url: URL
     ) throws(StoreError) -> [String: PropertyList] {

@@ -3,7 +3,11 @@
 /// store turns the same request into SQL.
 public enum InMemoryFetch {
     /// Runs `request` over `candidates`.
-    /// - Parameter allProperties: the attribute names to fetch for dictionary results when the request names none.
+    /// - Parameters:
+    ///   - request: the fetch request.
+    ///   - candidates: the objects to choose from, of the request's entity (and sub-entities when it includes them).
+    ///   - allProperties: the attribute names to fetch for dictionary results when the request names none.
+    /// - Returns: objects, IDs, dictionaries or a count, as the request's result type says.
     /// - Throws: ``ObjectPredicateError`` when the predicate cannot be evaluated (e.g. a variable has no value).
     public static func execute(
         _ request: FetchRequest, over candidates: [PredicateValue], allProperties: [String] = []

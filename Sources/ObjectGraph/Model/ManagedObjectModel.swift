@@ -187,7 +187,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
                 && lhs.versionIdentifiers == rhs.versionIdentifiers)
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(entities)

@@ -125,7 +125,7 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
                 && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier)
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         // Keys rarely repeat across entities; leaving the name out keeps hashing cheap on hot paths.

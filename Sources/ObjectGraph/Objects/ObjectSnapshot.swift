@@ -12,7 +12,7 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// To-many relationships by name: the destinations, in order for ordered relationships.
     public var toMany: [String: [ManagedObjectID]]
     /// To-many relationships the store did not load: they fault separately, on first use
-    /// (``IncrementalStore/destinations(of:relationship:)``).
+    /// (`IncrementalStore.destinations(of:relationship:)`).
     public var toManyFaults: Set<String> = []
     /// Attributes whose stored values did not fit their type and were kept as they are, because the store was
     /// opened to read leniently (`docutil dump --lenient`): the object keeps them raw instead of failing to load.

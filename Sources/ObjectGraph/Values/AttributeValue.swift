@@ -92,7 +92,7 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
-    /// The string, for ``string`` values.
+    /// The string, for ``string(_:)`` values.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
