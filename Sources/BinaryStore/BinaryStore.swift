@@ -64,6 +64,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     }
 
     /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
+    /// - Parameters:
+    ///   - contents: every object, the metadata and the identifier to write.
+    ///   - model: the model the objects belong to.
     /// - Returns: The transaction that replaces the file on commit.
     /// - Throws: `StoreError` when a value cannot be written (it is never written as something else).
     public func prepareWrite(

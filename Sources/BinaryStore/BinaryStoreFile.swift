@@ -20,6 +20,8 @@ public struct BinaryStoreFile: Sendable {
     let names: [String]
 
     /// Whether the file starts with the binary store's magic.
+    /// - Parameter url: the file.
+    /// - Returns: `true` for a binary store.
     public static func hasMagic(_ url: URL) -> Bool {
         FileKind.head(url, count: 8).map { Array($0) == BinaryStore.magic } ?? false
     }
@@ -97,11 +99,18 @@ public struct BinaryStoreFile: Sendable {
     }
 
     /// The model the file carries.
+    /// - Returns: the model.
+    /// - Throws: `ModelFileError` when the model text cannot be read.
     public func model() throws(ModelFileError) -> ManagedObjectModel {
         try ModelLoader.readContents(Data(modelContents.utf8))
     }
 
     /// Decodes every object for `model` (properties are matched by name).
+    /// - Parameters:
+    ///   - model: the model to read the objects with.
+    ///   - storeIdentifier: the store's UUID, for the object IDs.
+    /// - Returns: every object's values.
+    /// - Throws: `StoreError` naming the offset and the object of what cannot be read or does not fit the model.
     public func snapshots(model: ManagedObjectModel, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
         var cursor = Cursor(bytes: body, path: url.path, base: 16)
         cursor.position = entitiesOffset
@@ -339,7 +348,9 @@ struct Cursor {
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try fixed64())))
         case .binary: return .binary(try data())
         case .transformable: return .transformable(try data())
-        case .uuid: return .uuid(UUID(bytes: Data(try take(16))))
+        case .uuid:
+            guard let uuid = UUID(bytes: Data(try take(16))) else { throw fail("a UUID of other than 16 bytes") }
+            return .uuid(uuid)
         case .uri, .objectID:
             let text = try string()
             guard let url = URL(string: text) else { throw fail("bad URL '\(text)'") }

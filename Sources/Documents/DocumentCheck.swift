@@ -164,6 +164,8 @@ public enum DocumentCheck {
 
     /// Checks a model file (any form): it must load and resolve, and a compiled model's entity version hashes must
     /// be the ones momc recorded in `VersionInfo.plist`.
+    /// - Parameter url: the model, in any form (`.xcdatamodeld`, `.xcdatamodel`, `contents`, `.momd`, `.mom`).
+    /// - Returns: the problems found (none when the model is sound).
     /// - Throws: ``DocumentError`` when the model cannot be read at all.
     public static func checkModel(_ url: URL) throws(DocumentError) -> DocumentCheckReport {
         let loaded: LoadedModel

@@ -13,11 +13,17 @@ public final class DocumentLock {
     private var descriptor: Int32
 
     /// The lock file of a document.
+    /// - Parameter document: the document's file.
+    /// - Returns: the lock file beside it.
     public static func lockFileURL(for document: URL) -> URL {
         document.deletingLastPathComponent().appendingPathComponent(".\(document.lastPathComponent).docutil-lock")
     }
 
     /// Takes the lock of `document`.
+    /// - Parameters:
+    ///   - document: the document's file.
+    ///   - program: the name the lock file records.
+    /// - Returns: the lock, held until ``release()``.
     /// - Throws: ``DocumentError`` `conflict` naming the holder when another process holds it; `cannotCreate` when
     ///   the lock file cannot be made (a folder without write permission: open read-only then).
     public static func acquire(for document: URL, program: String = "docutil") throws(DocumentError) -> DocumentLock {
@@ -71,6 +77,8 @@ public final class DocumentLock {
 
     /// Who holds the lock of `document` now; `nil` when no one does (no lock file, or one left by a process that is
     /// gone). Takes nothing and creates nothing: the check borrows the lock for an instant, read-only.
+    /// - Parameter document: the document's file.
+    /// - Returns: the holder, or `nil`.
     public static func holder(of document: URL) -> LockHolder? {
         let url = lockFileURL(for: document)
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -102,6 +110,10 @@ public final class DocumentLock {
     }
 
     /// Moves the lock to another document (after save as): the new one is taken first, then the old one released.
+    /// - Parameters:
+    ///   - document: the new document file.
+    ///   - program: the name the lock file records.
+    /// - Returns: the lock of the new document.
     /// - Throws: as ``acquire(for:program:)``; the old lock is then kept.
     public func moved(to document: URL, program: String = "docutil") throws(DocumentError) -> DocumentLock {
         if Self.lockFileURL(for: document).standardizedFileURL == url.standardizedFileURL { return self }

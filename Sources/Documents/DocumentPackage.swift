@@ -20,11 +20,15 @@ public enum DocumentPackage {
     public static let metadataName = "DocumentMetadata.plist"
 
     /// The store file of a package folder.
+    /// - Parameter package: the package folder.
+    /// - Returns: `StoreContent/persistentStore` inside it.
     public static func storeURL(in package: URL) -> URL {
         package.appendingPathComponent(storeFolder).appendingPathComponent(storeName)
     }
 
     /// The file that holds a document's store: the store inside a package, else the document itself.
+    /// - Parameter document: a document file or package folder.
+    /// - Returns: the store file, and whether it is inside a package.
     /// - Throws: ``DocumentError`` `noInput` for a folder that is not a package (no `StoreContent/persistentStore`).
     public static func storeFile(of document: URL) throws(DocumentError) -> (url: URL, isPackage: Bool) {
         let kind: FileKind

@@ -16,6 +16,8 @@ public enum DocumentStack {
     }
 
     /// The store type of a file: by its first bytes, then by its extension; `nil` when neither tells.
+    /// - Parameter url: the file.
+    /// - Returns: `"SQLite"`, `"XML"`, `"Binary"`, or `nil`.
     public static func detectType(_ url: URL) -> String? {
         registerStoreTypes()
         if SQLiteStoreFile.isSQLite(url) { return "SQLite" }
@@ -25,6 +27,10 @@ public enum DocumentStack {
     }
 
     /// The store type named by `--to` or by an output file's extension.
+    /// - Parameters:
+    ///   - name: a store type name or extension (`sqlite`, `xml`, `binary`), or `nil`.
+    ///   - url: the output file.
+    /// - Returns: the store type, or `nil` when neither names one.
     public static func type(forName name: String?, url: URL) -> String? {
         switch (name ?? url.pathExtension).lowercased() {
         case "xml", "storedata": return XMLStore.typeName
@@ -172,6 +178,12 @@ public enum DocumentStack {
     /// A model given that the document was not written with is not used when the one it was written with is found
     /// (among the versions of the model given, or in the document): the document is read with that one, and a
     /// warning says so (as ``open(_:model:readOnly:lenient:migration:)`` does for a read-only open).
+    /// - Parameters:
+    ///   - url: the document's store file.
+    ///   - type: its store type.
+    ///   - modelURL: the model given, if any.
+    /// - Returns: the model, where it came from, and warnings.
+    /// - Throws: ``DocumentError`` `noInput` for a missing model, `badData` when no model can be read or inferred.
     public static func chooseModel(for url: URL, type: String, given modelURL: URL?) throws(DocumentError) -> (
         model: ManagedObjectModel, source: String, warnings: [String]
     ) {
@@ -264,6 +276,8 @@ public enum DocumentStack {
 
     /// Refuses anything but a regular file (or a document package) as a document to read: a missing file, a folder,
     /// a device or a FIFO is `noInput` (never waited on).
+    /// - Parameter document: the path given as a document.
+    /// - Throws: ``DocumentError`` `noInput` naming the file.
     public static func requireReadable(_ document: URL) throws(DocumentError) {
         try requireDocumentFile(try DocumentPackage.storeFile(of: document).url)
     }

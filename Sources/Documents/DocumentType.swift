@@ -30,6 +30,14 @@ public struct DocumentType: Sendable, CustomStringConvertible {
     public var importer: (any DocumentImporter)?
 
     /// Creates a document type.
+    /// - Parameters:
+    ///   - name: the type's name (`"SQLite"`, `"CSV"`, an app's own).
+    ///   - fileExtensions: extensions that stand for it, without the dot.
+    ///   - storeType: the store type documents of it are kept in; `nil` for a type that is only imported.
+    ///   - isWritable: whether documents can be saved as this type.
+    ///   - storeOptions: options for its store.
+    ///   - recognizes: tells the type from a file's contents (first bytes), before its extension is looked at.
+    ///   - importer: reads files of the type into a document (for types that are imported).
     public init(
         name: String, fileExtensions: [String], storeType: String?, isWritable: Bool = true,
         storeOptions: [String: String] = [:], recognizes: (@Sendable (URL) -> Bool)? = nil,

@@ -12,6 +12,7 @@ public enum DocumentTypeRegistry {
         [.xml, .binary, .sqlite] + ImportFormat.allCases.map(\.documentType))
 
     /// Registers a type (replacing one of the same name).
+    /// - Parameter type: the type.
     public static func register(_ type: DocumentType) {
         registry.withLock { types in
             types.removeAll { $0.name.lowercased() == type.name.lowercased() }
@@ -26,11 +27,15 @@ public enum DocumentTypeRegistry {
     }
 
     /// The type with this name (case does not matter).
+    /// - Parameter name: the type's name.
+    /// - Returns: the type, or `nil` when none is registered under that name.
     public static func type(named name: String) -> DocumentType? {
         types.first { $0.name.lowercased() == name.lowercased() }
     }
 
     /// The type of an existing file: by its contents first, then by its extension; `nil` when neither tells.
+    /// - Parameter url: the file.
+    /// - Returns: the type, or `nil`.
     public static func type(of url: URL) -> DocumentType? {
         let all = types
         if let found = all.first(where: { $0.recognizes?(url) ?? false }) { return found }
@@ -38,6 +43,8 @@ public enum DocumentTypeRegistry {
     }
 
     /// The type a file name's extension stands for.
+    /// - Parameter url: the file name.
+    /// - Returns: the type, or `nil` for an extension no type claims.
     public static func type(forExtensionOf url: URL) -> DocumentType? {
         let ext = url.pathExtension.lowercased()
         guard !ext.isEmpty else { return nil }
@@ -46,6 +53,10 @@ public enum DocumentTypeRegistry {
 
     /// The type named by `name` (a type name or an extension, as `--type` takes), else the one `url`'s extension
     /// stands for.
+    /// - Parameters:
+    ///   - name: a type name or an extension, or `nil`.
+    ///   - url: a file whose extension names the type, or `nil`.
+    /// - Returns: the type, or `nil`.
     public static func type(forName name: String?, url: URL?) -> DocumentType? {
         if let name {
             return type(named: name) ?? types.first { $0.fileExtensions.contains(name.lowercased()) }

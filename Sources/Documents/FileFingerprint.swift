@@ -26,6 +26,8 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
     public var contentHash: Data?
 
     /// The fingerprint of the file at `url`; `nil` when there is no file there.
+    /// - Parameter url: the file.
+    /// - Returns: its identity, size and times, or `nil` when nothing is there.
     /// - Throws: ``DocumentError`` `io` when the file cannot be examined or (for a hash) read.
     public static func of(_ url: URL) throws(DocumentError) -> FileFingerprint? {
         var info = stat()
@@ -46,11 +48,17 @@ public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `other` is the same file: same identity, and the same times, size and (where kept) contents.
+    /// - Parameter other: a fingerprint taken earlier.
+    /// - Returns: `true` when nothing about the file has changed.
     public func sameFile(as other: FileFingerprint) -> Bool {
         device == other.device && inode == other.inode
     }
 
     /// Whether two fingerprints describe the same file in the same state.
+    /// - Parameters:
+    ///   - a: one fingerprint.
+    ///   - b: the other.
+    /// - Returns: `true` when every field is equal.
     public static func == (a: FileFingerprint, b: FileFingerprint) -> Bool {
         a.device == b.device && a.inode == b.inode && a.size == b.size
             && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec

@@ -222,6 +222,12 @@ open class PersistentDocument {
     /// Starts a new document of `type`: untitled when `url` is `nil`, else to be saved at `url` (which must not
     /// exist) by its first save — as a package folder (``DocumentPackage``) when `asPackage`. Nothing is written
     /// until then.
+    /// - Parameters:
+    ///   - url: where the first save writes it; `nil` for an untitled document.
+    ///   - type: the document type (a type with a store).
+    ///   - model: the model of the new document.
+    ///   - asPackage: write a package folder rather than a single file.
+    ///   - program: the name the lock file records.
     /// - Throws: ``DocumentError`` `cannotCreate` when `url` exists or the type cannot be saved, `conflict` when
     ///   another process holds `url`'s lock.
     public required init(
@@ -286,6 +292,12 @@ open class PersistentDocument {
     /// warnings. Override to give an app's model (with a source of your own, such as `app`): a document written with
     /// another version of it is then migrated, or read with that version, as for a model given to
     /// ``init(contentsOf:ofType:model:readOnly:program:importOptions:migration:)``.
+    /// - Parameters:
+    ///   - url: the document's store file.
+    ///   - type: its document type.
+    /// - Returns: the model, where it came from (`embedded`, `Z_MODELCACHE`, `inferred`, or your own word), and
+    ///   warnings worth showing.
+    /// - Throws: ``DocumentError`` `badData` when the document carries no model that can be read.
     open class func managedObjectModel(for url: URL, ofType type: DocumentType) throws(DocumentError) -> (
         model: ManagedObjectModel, source: String, warnings: [String]
     ) {
@@ -299,11 +311,20 @@ open class PersistentDocument {
     }
 
     /// The store type for documents of a type (`nil`: the type is only imported). By default the type's own.
+    /// - Parameter type: the document type.
+    /// - Returns: a store type name (`"SQLite"`, `"XML"`, `"Binary"`, or one an app registered).
     open func persistentStoreType(for type: DocumentType) -> String? {
         type.storeType
     }
 
     /// Adds the document's store to the coordinator. Override to add options or more stores (call `super`).
+    /// - Parameters:
+    ///   - url: the store file.
+    ///   - type: the document type.
+    ///   - storeType: the store type to add.
+    ///   - options: store options (`readOnly` and the type's own).
+    /// - Throws: ``DocumentError`` when the store cannot be added (the file is missing, unreadable or of another
+    ///   model).
     open func configurePersistentStoreCoordinator(
         for url: URL, ofType type: DocumentType, storeType: String, options: [String: String]
     ) throws(DocumentError) {
@@ -317,6 +338,12 @@ open class PersistentDocument {
     /// Reads a file of a type that is only imported (a legacy format) into the context: the import hook. The
     /// document is then untitled and edited; its first save is a save as, to a writable type. The default runs the
     /// type's ``DocumentType/importer`` with ``importOptions``, and refuses a type without one.
+    /// - Parameters:
+    ///   - url: the legacy file.
+    ///   - type: its document type (one with an importer).
+    ///   - context: the document's context, to insert into.
+    /// - Throws: ``DocumentError`` `badData` listing every problem with the input, `unsupported` for a type without an
+    ///   importer.
     open func read(from url: URL, ofType type: DocumentType, into context: ManagedObjectContext) throws(DocumentError) {
         guard let importer = type.importer else {
             throw DocumentError(.unsupported, "\(url.path): no importer reads documents of type \(type.name)")
@@ -354,11 +381,16 @@ open class PersistentDocument {
     public var storeType: String { persistentStore?.description.type ?? fileType.storeType ?? "InMemory" }
 
     /// Who holds the document's lock when it is not this document: for reports. `nil` when no one does.
+    /// - Parameter url: the document.
+    /// - Returns: the process, program and host holding the lock, or `nil`.
     public static func lockHolder(of url: URL) -> LockHolder? {
         DocumentLock.holder(of: SafeReplacement.destination(for: url))
     }
 
     /// The autosaved version beside a document, if one exists.
+    /// - Parameter url: the document.
+    /// - Returns: when, where and by whom it was autosaved, and how many objects it changes; `nil` when there is none.
+    /// - Throws: ``DocumentError`` `badData` when the sidecar is there but cannot be read.
     public static func autosave(of url: URL) throws(DocumentError) -> AutosaveInfo? {
         try AutosaveJournal.info(at: AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url)))
     }
@@ -462,6 +494,11 @@ open class PersistentDocument {
 
     /// Writes the current state (unsaved changes included, validated first) to another file and type; the document
     /// stays where it was and stays edited.
+    /// - Parameters:
+    ///   - url: the file to write.
+    ///   - type: its type (`nil`: the document's own, or the one `url`'s extension names).
+    ///   - force: replace a regular file at `url`.
+    ///   - asPackage: write a package folder or a single file; `nil`: as the document is.
     /// - Throws: as ``saveAs(to:ofType:force:asPackage:)``.
     public func saveCopy(
         to url: URL, ofType type: DocumentType? = nil, force: Bool = false, asPackage: Bool? = nil
@@ -542,6 +579,7 @@ open class PersistentDocument {
 
     /// Closes the document: refuses while it is edited unless `discardingChanges`; removes this session's autosave
     /// sidecar, lets go of the store (a SQLite file's log folded back in) and of the lock.
+    /// - Parameter discardingChanges: close even with unsaved changes, which are lost.
     /// - Throws: ``DocumentError`` `refused` when edited and not discarding.
     public func close(discardingChanges: Bool = false) throws(DocumentError) {
         if isEdited && !discardingChanges {
@@ -615,6 +653,9 @@ open class PersistentDocument {
     /// Autosaves when ``autosaveInterval`` is set, the document has changes not yet autosaved, and the interval has
     /// passed since the last attempt. Call it from the app's run loop (the command-line session calls it while
     /// waiting for input). Returns whether it wrote.
+    /// - Parameter now: the current time (given by tests).
+    /// - Returns: whether an autosave was written.
+    /// - Throws: as ``autosave()``.
     @discardableResult
     public func autosaveIfDue(now: Date = Date()) throws(DocumentError) -> Bool {
         guard let autosaveInterval, hasUnautosavedChanges || (ownsSidecar && !isEdited),
@@ -652,6 +693,7 @@ open class PersistentDocument {
     /// Lays the autosaved changes found beside the document over it, as unsaved changes (not undoable): the document
     /// is then edited, and the sidecar becomes this session's (a save, revert or clean close removes it). The file
     /// itself is not touched.
+    /// - Returns: how many objects were inserted, updated and deleted, and warnings for changes that could not apply.
     /// - Throws: ``DocumentError`` `noInput` when there is no autosave, `badData` when it belongs to another store or
     ///   model, or cannot be read.
     @discardableResult
@@ -685,6 +727,7 @@ open class PersistentDocument {
     }
 
     /// Removes the autosave beside the document (an earlier session's, or this one's).
+    /// - Throws: ``DocumentError`` `io` when the sidecar cannot be removed.
     public func discardAutosave() throws(DocumentError) {
         let sidecar = sidecarURL()
         if unlink(sidecar.path) != 0 && errno != ENOENT {

@@ -17,6 +17,13 @@ public struct LoadedModel: Sendable {
     public var warnings: [String]
 
     /// Creates a loaded model (for a model found elsewhere, such as inside a document).
+    /// - Parameters:
+    ///   - model: the model.
+    ///   - format: the form it was read from.
+    ///   - path: where it was read from.
+    ///   - versionName: its version's name, if it is one of several.
+    ///   - recordedVersionHashes: the version hashes the file records, if it does.
+    ///   - warnings: what is worth telling the user about it.
     public init(
         model: ManagedObjectModel, format: ModelFormat, path: String, versionName: String? = nil,
         recordedVersionHashes: [String: Data]? = nil, warnings: [String]

@@ -32,6 +32,11 @@ public struct ModelFileError: Error, Sendable, Hashable, CustomStringConvertible
     public var message: String
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: what kind of error it is.
+    ///   - path: the file it is about, if known.
+    ///   - location: the place in the file (a line, an offset, a key path).
+    ///   - message: what went wrong.
     public init(_ code: Code, path: String? = nil, location: String? = nil, _ message: String) {
         self.code = code
         self.path = path
@@ -40,6 +45,8 @@ public struct ModelFileError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The same error, attributed to `path` when it names no file yet.
+    /// - Parameter path: the file.
+    /// - Returns: the error, naming the file.
     public func inFile(_ path: String) -> ModelFileError {
         var copy = self
         if copy.path == nil { copy.path = path }
@@ -56,6 +63,9 @@ public struct ModelFileError: Error, Sendable, Hashable, CustomStringConvertible
 
 extension StoreError {
     /// A store file that could not be read: `notFound` (no file, or not a regular file), `unsupported`, or `io`.
+    /// - Parameters:
+    ///   - error: the model-file error.
+    ///   - path: the store file.
     public init(reading error: ModelFileError, path: String) {
         let code: StoreError.Code =
             switch error.code {

@@ -9,6 +9,8 @@ public enum ModelLoader {
     /// For an `.xcdatamodeld` the current version is the one `.xccurrentversion` names; without that file, the only
     /// version (several versions and no current one is an error naming them). For a `.momd` the current version is
     /// the one `VersionInfo.plist` names, else the only `.mom`.
+    /// - Parameter url: the model (`.xcdatamodeld`, `.xcdatamodel`, `contents`, `elements`, `.momd`, `.mom`).
+    /// - Returns: the model, its format and version, and the version hashes the file records.
     /// - Throws: ``ModelFileError``: `notFound` for a missing path, `unsupported` for Xcode 3 models, `malformed` or
     ///   `invalidModel` with the file and place for bad input.
     public static func load(from url: URL) throws(ModelFileError) -> LoadedModel {
@@ -119,6 +121,9 @@ public enum ModelLoader {
     }
 
     /// Reads a model from `contents` XML bytes.
+    /// - Parameter data: the bytes of a `contents` file.
+    /// - Returns: the model.
+    /// - Throws: ``ModelFileError`` `malformed` or `invalidModel`, with the line.
     public static func readContents(_ data: Data) throws(ModelFileError) -> ManagedObjectModel {
         try XcodeModelReader.read(data)
     }
@@ -142,12 +147,19 @@ public enum ModelLoader {
     }
 
     /// Reads a model from compiled `.mom` bytes.
+    /// - Parameter data: the bytes of a `.mom` file.
+    /// - Returns: the model.
+    /// - Throws: ``ModelFileError`` `malformed` naming the archived object that cannot be read.
     public static func readCompiledModel(_ data: Data) throws(ModelFileError) -> ManagedObjectModel {
         var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
         return try reader.read()
     }
 
     /// Writes `model` as an unversioned `.xcdatamodel` directory (holding its `contents` file) at `url`.
+    /// - Parameters:
+    ///   - model: the model.
+    ///   - url: the `.xcdatamodel` folder to create.
+    /// - Throws: ``ModelFileError`` `io` when it cannot be written.
     public static func writeXcodeModel(_ model: ManagedObjectModel, to url: URL) throws(ModelFileError) {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

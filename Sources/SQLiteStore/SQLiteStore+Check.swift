@@ -8,6 +8,9 @@ extension SQLiteStore: CheckableStore {
     /// hidden keys and join-table rows naming rows that do not exist, one-to-one pairs that do not point back,
     /// uniqueness constraints, and externally stored values whose file is missing. Inverses of other relationships
     /// cannot disagree in this layout: both sides are read from one column or one join table.
+    /// - Parameter limit: the most problems of each kind to list (the rest are counted).
+    /// - Returns: the problems found and how many of each kind there were.
+    /// - Throws: `StoreError` when a check's query cannot run.
     public func checkStructure(limit: Int) throws(StoreError) -> StoreCheckResult {
         guard let schema else { throw StoreError(.unsupported, path: database.path, "the store is not loaded") }
         var result = StoreCheckResult(coveredKinds: [

@@ -350,6 +350,11 @@ extension SQLiteStore {
 
     /// The destinations of one to-many relationship of many objects: one query per 500 objects, not one per object,
     /// so that reading a store whole stays linear even when its foreign keys have no index.
+    /// - Parameters:
+    ///   - ids: the objects.
+    ///   - name: the to-many relationship.
+    /// - Returns: each object's destinations (ordered relationships in their order).
+    /// - Throws: `StoreError` when the rows cannot be read.
     public func destinations(of ids: [ManagedObjectID], relationship name: String) throws(StoreError)
         -> [ManagedObjectID: [ManagedObjectID]]
     {

@@ -143,6 +143,8 @@ extension SQLiteStore {
     }
 
     /// The number of persistent-history transactions the store holds (`nil` when it does not track history).
+    /// - Returns: how many transactions there are, or `nil`.
+    /// - Throws: `StoreError` when the history table cannot be read.
     public func historyTransactionCount() throws(StoreError) -> Int? {
         guard historyTables != nil else { return nil }
         do {
@@ -156,6 +158,8 @@ extension SQLiteStore {
 
     /// Every persistent-history transaction with its changes, oldest first. A change naming an entity number the
     /// model lacks is an error (named), not skipped.
+    /// - Returns: the transactions.
+    /// - Throws: `StoreError` when the history tables cannot be read or name an unknown entity.
     public func history() throws(StoreError) -> [HistoryTransaction] {
         guard historyTables != nil else { return [] }
         do throws(SQLiteStoreError) {

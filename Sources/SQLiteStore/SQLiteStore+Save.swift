@@ -48,6 +48,10 @@ extension SQLiteStore {
     /// Each update writes only the changed columns, and only if the row still has the version the object was read
     /// at (`UPDATE … WHERE Z_PK = ? AND Z_OPT = ?`, then the changed-row count); each delete likewise. Any conflict
     /// rolls the transaction back and is reported with the row's current state.
+    /// - Parameter request: the inserts, updates and deletes of the save.
+    /// - Returns: the open transaction, committed or rolled back by the coordinator.
+    /// - Throws: `StoreError` `conflict` (with each object's current state) when a row changed since it was read,
+    ///   or another error when SQL fails; nothing is then written.
     public func prepareSave(_ request: IncrementalSaveRequest) throws(StoreError) -> any StoreTransaction {
         if let metadataProblem {
             throw StoreError(

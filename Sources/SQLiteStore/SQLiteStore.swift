@@ -82,6 +82,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// `PERSIST`) is set when the store is created — and on an existing store opened to write, where it differs —
     /// and `externalDataDirectory`, the folder of externally stored binary data when it is not the usual
     /// `.<name>_SUPPORT/_EXTERNAL_DATA` beside the file (a copy being written under a temporary name).
+    /// - Parameter description: the file and options (`readOnly`, `lenientValues`, `journalMode`,
+    ///   `externalDataDirectory`, `persistentHistoryTracking`).
+    /// - Throws: `StoreError` when the file is not a SQLite database, is read-only and missing, or cannot be opened.
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "a SQLite store needs a file URL") }
         self.description = description
@@ -183,6 +186,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     static let journalModes: Set<String> = ["WAL", "DELETE", "TRUNCATE", "PERSIST"]
 
     /// Where a store at `url` keeps externally stored binary data: `.<name>_SUPPORT/_EXTERNAL_DATA` beside it.
+    /// - Parameter url: the store file.
+    /// - Returns: the folder.
     public static func externalDataDirectory(for url: URL) -> URL {
         url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
@@ -191,6 +196,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// A number that changes when another connection (another process) commits a change to the file, and only then:
     /// SQLite's `data_version`. Checkpoints and this store's own saves leave it alone, so a document compares two
     /// readings to tell whether someone else changed it.
+    /// - Returns: the counter's current value.
+    /// - Throws: `StoreError` when the database cannot be asked.
     public func externalChangeCounter() throws(StoreError) -> Int64 {
         try reporting { () throws -> Int64 in
             guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first else {
@@ -214,6 +221,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     }
 
     /// Folds the write-ahead log into the file and closes it, reporting a failure (``checkpointAndClose()``).
+    /// - Throws: `StoreError` when the checkpoint fails; the log then still holds the last changes.
     public func flushAndClose() throws(StoreError) {
         try checkpointAndClose()
     }
@@ -222,6 +230,11 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// holds, with every table, index and metadata key — in the same journal mode, and copies the externally stored
     /// data files to the folder a store at `destination` reads them from (files already there are kept: they are
     /// named by their contents' UUIDs).
+    /// - Parameters:
+    ///   - temporary: the file to write the copy to.
+    ///   - destination: where the copy will be renamed to (its external-data folder is filled).
+    /// - Returns: external-data file names → the files copied, for the caller to remove if the copy is abandoned.
+    /// - Throws: `StoreError` when the copy cannot be written.
     public func copyWhole(to temporary: URL, destination: URL) throws(StoreError) -> [String: String] {
         let mode = try reporting { () throws -> String in
             guard case .text(let current)? = try database.query("PRAGMA journal_mode").first?.first else {
@@ -277,6 +290,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     /// Like ``close()``, reporting a checkpoint that fails (a full disk, say): the log then still holds the last
     /// changes, and the file must not be moved or copied without it.
+    /// - Throws: `StoreError` when the checkpoint fails.
     public func checkpointAndClose() throws(StoreError) {
         defer { close() }
         guard !description.isReadOnly else { return }

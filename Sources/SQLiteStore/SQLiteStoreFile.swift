@@ -21,6 +21,8 @@ public struct SQLiteStoreFile: Sendable {
 
     /// Whether the file at `url` is a regular file that starts with the SQLite header (a FIFO or device is never
     /// opened, so this never blocks).
+    /// - Parameter url: the file.
+    /// - Returns: `true` for a SQLite database.
     public static func isSQLite(_ url: URL) -> Bool {
         FileKind.head(url, count: 16) == Data("SQLite format 3\0".utf8)
     }
@@ -129,6 +131,7 @@ public struct SQLiteStoreFile: Sendable {
     }
 
     /// The model stored in `Z_MODELCACHE`.
+    /// - Returns: the model, with the version hashes the cache records.
     /// - Throws: `ModelFileError` when the store has no model cache or it cannot be decoded.
     public func storedModel() throws(ModelFileError) -> LoadedModel {
         guard let modelCache else {

@@ -11,6 +11,7 @@ public final class SQLiteTableReader {
     public let url: URL
 
     /// Opens a database to read.
+    /// - Parameter url: the database file (opened read-only).
     /// - Throws: ``SQLiteStoreError`` when the file is missing or is not a SQLite database.
     public init(url: URL) throws(SQLiteStoreError) {
         self.url = url
@@ -31,6 +32,8 @@ public final class SQLiteTableReader {
     }
 
     /// The names of the database's own tables, in the order they were made (SQLite's internal tables left out).
+    /// - Returns: the table names.
+    /// - Throws: ``SQLiteStoreError`` when the schema cannot be read.
     public func tables() throws(SQLiteStoreError) -> [String] {
         try database.query(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid"
@@ -41,11 +44,17 @@ public final class SQLiteTableReader {
     }
 
     /// The column names of a table, in order.
+    /// - Parameter table: the table's name.
+    /// - Returns: its column names.
+    /// - Throws: ``SQLiteStoreError`` when the table does not exist or cannot be read.
     public func columns(of table: String) throws(SQLiteStoreError) -> [String] {
         try database.columns(of: table)
     }
 
     /// The rows of a table, in rowid order: each with its rowid (or its position, for a table without rowids).
+    /// - Parameter table: the table's name.
+    /// - Returns: a cursor over its rows, read as they are asked for.
+    /// - Throws: ``SQLiteStoreError`` when the table cannot be read.
     public func rows(of table: String) throws(SQLiteStoreError) -> Rows {
         do {
             return try Rows(
@@ -78,6 +87,7 @@ public final class SQLiteTableReader {
         deinit { sqlite3_finalize(statement) }
 
         /// The next row's rowid and values, or `nil` after the last.
+        /// - Returns: the row, or `nil` after the last one.
         /// - Throws: ``SQLiteStoreError`` when the row cannot be read, or a text value is not UTF-8.
         public func next() throws(SQLiteStoreError) -> (rowid: Int64, cells: [SQLiteCell])? {
             guard let statement else { return nil }

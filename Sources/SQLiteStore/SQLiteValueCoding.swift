@@ -106,8 +106,8 @@ enum SQLiteValueCoding {
             guard let url = URL(string: s), url.scheme == "x-coredata" else { throw mismatch("an object ID URI") }
             return .objectID(url)
         case (.blob(let d), .uuid):
-            guard d.count == 16 else { throw mismatch("a UUID (16 bytes)") }
-            return .uuid(UUID(bytes: d))
+            guard let uuid = UUID(bytes: d) else { throw mismatch("a UUID (16 bytes)") }
+            return .uuid(uuid)
         case (.text(let s), .uuid):
             guard let u = UUID(uuidString: s) else { throw mismatch("a UUID") }
             return .uuid(u)

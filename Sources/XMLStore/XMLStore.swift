@@ -40,6 +40,8 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     }
 
     /// Creates the store for a file (which need not exist yet).
+    /// - Parameter description: the file and options (`readOnly`, `collectProblems`).
+    /// - Throws: `StoreError` when the description has no file.
     public init(description: StoreDescription) throws(StoreError) {
         guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         self.description = description
@@ -82,11 +84,17 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     /// What reading left out when the store was opened with `collectProblems` = `YES`: objects of entities the model
     /// lacks, ids used twice, properties that could not be read. (References to objects not in the file are kept, for
     /// `SnapshotCheck` to report with the rest of the graph.)
+    /// - Parameter limit: the most problems of each kind to list.
+    /// - Returns: the problems and their counts.
+    /// - Throws: `StoreError` when the store was not loaded.
     public func checkStructure(limit: Int) throws(StoreError) -> StoreCheckResult {
         StoreCheckResult(problems: loadProblems, coveredKinds: [.unknownEntity, .primaryKey, .value])
     }
 
     /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
+    /// - Parameters:
+    ///   - contents: every object, the metadata and the identifier to write.
+    ///   - model: the model the objects belong to.
     /// - Returns: The transaction that replaces the file on commit.
     /// - Throws: `StoreError` when a value cannot be written (it is never written as something else).
     public func prepareWrite(

@@ -16,6 +16,8 @@ public struct XMLStoreFile: Sendable {
     let raw: RawXMLStore
 
     /// Reads the whole file.
+    /// - Parameter url: the store file.
+    /// - Throws: `StoreError` naming the file and line of what cannot be read.
     public init(url: URL) throws(StoreError) {
         let raw = try XMLStoreReader(path: url.path).read(try Self.contents(of: url))
         self.url = url
@@ -27,6 +29,9 @@ public struct XMLStoreFile: Sendable {
 
     /// The store's UUID and metadata, read from the `<databaseInfo>` at the top of the file without reading the
     /// objects (what opening a document needs before it loads the store).
+    /// - Parameter url: the store file.
+    /// - Returns: the UUID (when the file has one) and the metadata.
+    /// - Throws: `StoreError` when the header cannot be read.
     public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: PropertyList]) {
         var reader = XMLStoreReader(path: url.path)
         reader.headerOnly = true
@@ -44,6 +49,9 @@ public struct XMLStoreFile: Sendable {
     }
 
     /// The model a store's metadata carries (written there by docutil), if any.
+    /// - Parameter metadata: the store's metadata.
+    /// - Returns: the model, or `nil` when the metadata carries none.
+    /// - Throws: `ModelFileError` when the model is there but cannot be read.
     public static func embeddedModel(in metadata: [String: PropertyList]) throws(ModelFileError) -> ManagedObjectModel?
     {
         guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }
@@ -51,17 +59,23 @@ public struct XMLStoreFile: Sendable {
     }
 
     /// The model written into the file by docutil, if any.
+    /// - Returns: the model, or `nil`.
+    /// - Throws: `ModelFileError` when the model is there but cannot be read.
     public func embeddedModel() throws(ModelFileError) -> ManagedObjectModel? {
         guard case .string(let contents)? = metadata[XMLStore.modelMetadataKey] else { return nil }
         return try ModelLoader.readContents(Data(contents.utf8))
     }
 
     /// A model worked out from the typed contents (for Apple's files, which carry no model).
+    /// - Returns: entities, attributes (typed by their values) and relationships as the file uses them.
+    /// - Throws: `StoreError` when the contents contradict each other (one attribute with two types).
     public func inferredModel() throws(StoreError) -> ManagedObjectModel {
         try XMLModelInference.infer(raw)
     }
 
     /// Whether a file starts like an XML store: an XML prolog (or none) and a `<database>` root.
+    /// - Parameter url: the file.
+    /// - Returns: `true` when it looks like an XML store.
     public static func looksLikeXMLStore(_ url: URL) -> Bool {
         guard let bytes = FileKind.head(url, count: 512) else { return false }
         let head = String(decoding: bytes, as: UTF8.self)

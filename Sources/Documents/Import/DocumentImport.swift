@@ -11,6 +11,9 @@ public enum DocumentImport {
 
     /// Reads every source into `target` (each with the importer of its format: ``ImportOptions/format``, else its
     /// extension, else its first bytes), then links and checks what was read.
+    /// - Parameters:
+    ///   - sources: the files, in any order.
+    ///   - target: where objects go.
     /// - Throws: ``DocumentError``: `badData` listing every problem, `noInput` for a missing source.
     public static func read(_ sources: [URL], into target: ImportTarget) throws(DocumentError) {
         for source in sources {

@@ -37,6 +37,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     }
 
     /// The format of a source: `explicit` if given, else by extension, else by the first bytes.
+    /// - Parameters:
+    ///   - url: the source.
+    ///   - explicit: the format given with `--from`, if any.
+    /// - Returns: the format to read it with.
     /// - Throws: ``DocumentError`` `badData` when neither tells (name it with `--from`), `noInput` for a missing
     ///   file.
     public static func of(_ url: URL, explicit: ImportFormat? = nil) throws(DocumentError) -> ImportFormat {

@@ -30,6 +30,14 @@ public struct ImportMapping: Sendable {
         public var place: String
 
         /// Creates a rule.
+        /// - Parameters:
+        ///   - entity: the entity the rule fills.
+        ///   - source: the file (`people.csv`), table (`table:people`) or key (`key:people`) it reads; `nil` for the
+        ///     entity's default source.
+        ///   - attributes: attribute name → the source's column or key.
+        ///   - relationships: to-one name → the source column and the destination attribute it matches.
+        ///   - ignore: source columns to leave out.
+        ///   - place: where the rule was read, for messages.
         public init(
             entity: String, source: String? = nil, attributes: [String: String] = [:],
             relationships: [String: (source: String, match: String)] = [:], ignore: Set<String> = [],
@@ -48,11 +56,13 @@ public struct ImportMapping: Sendable {
     public var rules: [Rule]
 
     /// Creates a mapping from rules.
+    /// - Parameter rules: one rule per entity.
     public init(rules: [Rule]) {
         self.rules = rules
     }
 
     /// Reads a mapping file.
+    /// - Parameter url: the JSON mapping file.
     /// - Throws: ``DocumentError`` `badData` naming the file, line and column of anything it does not understand
     ///   (an unknown key, a value of the wrong kind); `noInput`/`io` when it cannot be read.
     public init(contentsOf url: URL) throws(DocumentError) {

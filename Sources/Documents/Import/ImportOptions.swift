@@ -14,6 +14,11 @@ public struct ImportOptions: Sendable {
     public var progress: (@Sendable (ImportProgress) -> Void)?
 
     /// Creates options.
+    /// - Parameters:
+    ///   - entity: the entity of a CSV or TSV file, or of a top-level array (default: the file's base name).
+    ///   - mapping: names for sources that differ from the model's.
+    ///   - format: the format of every source (default: by extension, then content).
+    ///   - progress: hears how far the import has come, about four times a second.
     public init(
         entity: String? = nil, mapping: ImportMapping? = nil, format: ImportFormat? = nil,
         progress: (@Sendable (ImportProgress) -> Void)? = nil

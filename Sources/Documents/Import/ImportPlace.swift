@@ -8,6 +8,8 @@ public enum ImportPlace: Sendable, Hashable {
     case row(table: String, rowid: Int64, column: String?)
 
     /// The place in `FILE:LINE:COLUMN` form (or `FILE: key path`, `FILE: table T rowid N`).
+    /// - Parameter file: the source's path.
+    /// - Returns: the place, for messages.
     public func described(in file: String) -> String {
         switch self {
         case .position(let line, let column): "\(file):\(line):\(column)"

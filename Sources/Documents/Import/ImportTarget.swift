@@ -61,6 +61,10 @@ public final class ImportTarget {
     // MARK: - Problems
 
     /// Records a problem with the input; the import goes on reading (to list every problem) and then fails.
+    /// - Parameters:
+    ///   - message: what is wrong.
+    ///   - place: where it is in the source.
+    ///   - file: the source.
     public func problem(_ message: String, at place: ImportPlace, in file: URL) {
         problem("\(place.described(in: file.path)): \(message)")
     }
@@ -83,6 +87,8 @@ public final class ImportTarget {
 
     /// The entity a whole file holds (CSV, TSV, a top-level array): the mapping's rule naming the file, else
     /// `--entity`, else the entity named like the file's base name (ignoring case).
+    /// - Parameter url: the source.
+    /// - Returns: the entity its records are objects of.
     /// - Throws: ``DocumentError`` `badData` when none is found, naming the entities there are.
     public func entity(forFile url: URL) throws(DocumentError) -> EntityLayout {
         if let rule = options.mapping?.rule(forSource: url.lastPathComponent)
@@ -105,6 +111,12 @@ public final class ImportTarget {
     /// The entity a keyed part of a source holds (a top-level key of a JSON object or property list, `source`
     /// `key:K` in a mapping; a SQLite table, `table:T`): the mapping's rule, else the entity named so (ignoring case).
     /// Returns `nil` when no entity matches.
+    /// - Parameters:
+    ///   - key: the key or table name.
+    ///   - prefix: `key:` or `table:`, as a mapping's `source` names such parts.
+    ///   - url: the source, for messages.
+    /// - Returns: the entity, or `nil`.
+    /// - Throws: ``DocumentError`` `badData` when a mapping rule names an entity the model lacks.
     public func entity(forKey key: String, prefix: String, in url: URL) throws(DocumentError) -> EntityLayout? {
         if let rule = options.mapping?.rule(forSource: prefix + key) { return try layout(named: rule.entity, for: url) }
         guard let name = entityName(matching: key) else { return nil }
@@ -223,6 +235,13 @@ public final class ImportTarget {
     /// Inserts one object of `entity` from named fields (a JSON object, a dictionary, a row): attributes parsed by
     /// type, `relationship.key` fields matched, nested objects under a relationship created. Problems are
     /// recorded; the object is inserted anyway so that later problems are found too.
+    /// - Parameters:
+    ///   - entity: the entity of the new object.
+    ///   - fields: its fields, by the names the source uses.
+    ///   - place: where the record is, for messages.
+    ///   - url: the source.
+    /// - Throws: ``DocumentError`` only when the context refuses the insert (an abstract entity); problems with values
+    ///   are recorded instead.
     /// - Returns: the new object.
     @discardableResult
     public func insert(
@@ -445,6 +464,11 @@ public final class ImportTarget {
     // MARK: - Progress and batches
 
     /// Called by importers after each record: reports progress and saves a batch when one is full.
+    /// - Parameters:
+    ///   - input: the source being read.
+    ///   - bytesRead: how much of it has been read.
+    ///   - totalBytes: its size (0 when unknown).
+    /// - Throws: ``DocumentError`` when saving a full batch fails.
     public func recordRead(from input: URL, bytesRead: Int64 = 0, totalBytes: Int64 = 0) throws(DocumentError) {
         recordCount += 1
         if let progress = options.progress, recordCount % 512 == 0 {

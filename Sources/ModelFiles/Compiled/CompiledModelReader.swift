@@ -378,7 +378,7 @@ struct CompiledModelReader {
         case .real(let r): raw = .double(r)
         case .boolean(let b): raw = .boolean(b)
         case .date(let d): raw = .date(d)
-        case .data(let d): raw = type == .uuid && d.count == 16 ? .uuid(UUID(bytes: d)) : .binary(d)
+        case .data(let d): raw = type == .uuid ? UUID(bytes: d).map { .uuid($0) } ?? .binary(d) : .binary(d)
         default: return .null
         }
         if type == .transformable || type == .undefined { return raw }

@@ -14,6 +14,9 @@ public enum FileKind: Sendable, Hashable {
     case other
 
     /// The kind of the file at `path`; a symbolic link is followed unless `followingLinks` is false.
+    /// - Parameters:
+    ///   - path: the path.
+    ///   - followingLinks: whether a symbolic link is followed.
     /// - Throws: ``ModelFileError`` `io` when the path cannot be examined (permissions, a loop of links).
     public init(path: String, followingLinks: Bool = true) throws(ModelFileError) {
         switch docutil_file_kind(path, followingLinks ? 1 : 0) {
@@ -46,6 +49,8 @@ public enum FileKind: Sendable, Hashable {
 
     /// Reads a whole regular file; anything else (a FIFO, a device, a directory) is refused without being opened,
     /// so reading never blocks.
+    /// - Parameter url: the file.
+    /// - Returns: its bytes.
     /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when reading fails.
     public static func readRegularFile(_ url: URL) throws(ModelFileError) -> Data {
         let path = url.path
@@ -94,6 +99,10 @@ public enum FileKind: Sendable, Hashable {
 
     /// The first `count` bytes of a regular file, or `nil` when the path is not a readable regular file (for
     /// telling file types apart: it never opens a FIFO or a device).
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - count: how many bytes.
+    /// - Returns: up to `count` bytes, or `nil`.
     public static func head(_ url: URL, count: Int) -> Data? {
         guard (try? FileKind(path: url.path)) == .regularFile, let handle = try? FileHandle(forReadingFrom: url) else {
             return nil
@@ -105,6 +114,7 @@ public enum FileKind: Sendable, Hashable {
     }
 
     /// Checks that `path` is an existing regular file, the only thing a document or a store file can be.
+    /// - Parameter path: the path.
     /// - Throws: ``ModelFileError`` `notFound` when nothing is there or it is not a regular file (exit status 66:
     ///   no input that can be read).
     public static func requireRegularFile(_ path: String) throws(ModelFileError) {

@@ -6,11 +6,13 @@ public import Foundation
 /// ``sweepStale(prefix:)`` when a process was killed outright.
 public enum ScratchFolders {
     /// Remembers a scratch folder for removal on SIGINT, SIGTERM, SIGHUP and SIGQUIT.
+    /// - Parameter url: the folder.
     public static func register(_ url: URL) {
         _ = docutil_cleanup_register(url.path)
     }
 
     /// Forgets a scratch folder (after removing it).
+    /// - Parameter url: the folder.
     public static func unregister(_ url: URL) {
         docutil_cleanup_unregister(url.path)
     }
@@ -22,6 +24,9 @@ public enum ScratchFolders {
 
     /// A new scratch folder in the temporary directory, named `<prefix>-<pid>-<random>` so that stale ones can be
     /// recognised, and registered for removal.
+    /// - Parameter prefix: the start of the folder's name (`docutil`).
+    /// - Returns: the new, empty folder.
+    /// - Throws: ``ModelFileError`` `io` when it cannot be made.
     public static func make(prefix: String) throws(ModelFileError) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -35,6 +40,7 @@ public enum ScratchFolders {
     }
 
     /// Removes a scratch folder made by ``make(prefix:)``.
+    /// - Parameter url: the folder.
     public static func remove(_ url: URL) {
         try? FileManager.default.removeItem(at: url)
         unregister(url)
@@ -58,6 +64,8 @@ public enum ScratchFolders {
 
     /// Removes scratch folders left by processes that no longer run (killed before they could clean up), and the
     /// folders of earlier versions (`docutil-<UUID>`) older than an hour. Returns how many were removed.
+    /// - Parameter prefix: the start of the folders' names.
+    /// - Returns: how many folders were removed.
     @discardableResult
     public static func sweepStale(prefix: String) -> Int {
         let temporary = FileManager.default.temporaryDirectory

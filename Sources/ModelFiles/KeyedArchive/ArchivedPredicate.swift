@@ -19,6 +19,8 @@ public enum ArchivedPredicate {
     static let maximumDepth = 200
 
     /// Decodes a keyed archive whose root object is a predicate.
+    /// - Parameter data: the archive's bytes.
+    /// - Returns: the predicate.
     /// - Throws: ``ModelFileError``: `malformed` for a damaged archive, `unsupported` for a kind of predicate or
     ///   expression that is not decoded.
     public static func decode(_ data: Data) throws(ModelFileError) -> ObjectPredicate {
@@ -30,6 +32,8 @@ public enum ArchivedPredicate {
     /// their property mappings. Unlike in predicates, a `FUNCTION` sent to an object (`FUNCTION($manager,
     /// "destinationInstancesForEntityMappingNamed:sourceInstances:", …)`) is decoded, as a method call, for the
     /// migration that runs it to handle or refuse.
+    /// - Parameter data: the archive's bytes.
+    /// - Returns: the expression.
     /// - Throws: ``ModelFileError``: `malformed` for a damaged archive, `unsupported` for a kind of expression that
     ///   is not decoded.
     public static func decodeExpression(_ data: Data) throws(ModelFileError) -> ObjectExpression {
@@ -201,10 +205,10 @@ public enum ArchivedPredicate {
                     return .array(items)
                 case "NSNull": return .null
                 case "NSUUID":
-                    guard case .data(let bytes)? = try archive.scalar(value), bytes.count == 16 else {
+                    guard case .data(let bytes)? = try archive.scalar(value), let uuid = UUID(bytes: bytes) else {
                         throw archive.fail(uid, "NSUUID without 16 bytes")
                     }
-                    return .uuid(UUID(bytes: bytes))
+                    return .uuid(uuid)
                 case "NSURL":
                     guard case .string(let text)? = try archive.scalar(value), let url = URL(string: text) else {
                         throw archive.fail(uid, "NSURL without a URL")

@@ -9,11 +9,15 @@ public enum KeyedArchiveReader {
     public static let maximumDepth = 256
 
     /// Whether a property list is a keyed archive (`$archiver = NSKeyedArchiver`).
+    /// - Parameter plist: a property list.
+    /// - Returns: `true` for a keyed archive.
     public static func isKeyedArchive(_ plist: PropertyList) -> Bool {
         plist["$archiver"]?.string == "NSKeyedArchiver"
     }
 
     /// The archive's root object as a property list: sets become arrays, `NSNull` becomes `PropertyList.null`.
+    /// - Parameter data: the archive's bytes (a binary or XML property list).
+    /// - Returns: the root object.
     /// - Throws: ``ModelFileError`` naming the archived object (`$objects[N]`) of a class it does not know, or a
     ///   broken reference.
     public static func rootObject(of data: Data) throws(ModelFileError) -> PropertyList {

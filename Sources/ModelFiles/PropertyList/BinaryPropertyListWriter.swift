@@ -4,6 +4,8 @@ public import ObjectGraph
 /// Writes binary property lists (`bplist00`), for SQLite store metadata (`Z_METADATA.Z_PLIST`).
 public enum BinaryPropertyListWriter {
     /// The binary property list for a value (UIDs and nulls are written as in keyed archives).
+    /// - Parameter value: the value.
+    /// - Returns: the `bplist00` bytes.
     public static func data(_ value: PropertyList) -> Data {
         var objects: [[UInt8]] = []
         var uniqued: [PropertyList: Int] = [:]

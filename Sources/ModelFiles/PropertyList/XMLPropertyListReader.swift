@@ -56,6 +56,10 @@ enum XMLPropertyListReader {
 extension PropertyList {
     /// The value of a scalar XML property-list element (`string`, `integer`, `real`, `true`, `false`, `data`, `date`)
     /// with its text.
+    /// - Parameters:
+    ///   - name: the element's name.
+    ///   - text: its text.
+    /// - Returns: the value.
     /// - Throws: ``ModelFileError`` `malformed` for an unknown element or text that is not a value of its kind.
     public static func xmlScalar(_ name: String, text: String) throws(ModelFileError) -> PropertyList {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

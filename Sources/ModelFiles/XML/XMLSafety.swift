@@ -8,6 +8,7 @@ import ObjectGraph
 /// the readers when they meet them; character references and the five predefined entities are XML itself.
 public enum XMLSafety {
     /// Checks the prolog of an XML document.
+    /// - Parameter data: the document's bytes.
     /// - Throws: ``ModelFileError`` `malformed` naming the offset of a DTD internal subset or the encoding problem.
     public static func checkProlog(_ data: Data) throws(ModelFileError) {
         do {
@@ -87,6 +88,10 @@ public enum XMLSafety {
     static let prologLimit = 1 << 20
 
     /// The error for an entity reference met while reading (`&name;` other than the predefined ones).
+    /// - Parameters:
+    ///   - name: the entity's name.
+    ///   - location: where it was met.
+    /// - Returns: a `malformed` error: entity references are refused, never expanded.
     public static func entityReference(_ name: String, location: String?) -> ModelFileError {
         ModelFileError(
             .malformed, location: location,

@@ -11,6 +11,8 @@ public enum XcodeModelWriter {
     public static let undecodablePredicateAttribute = "docutilUndecodablePredicate"
 
     /// The `contents` XML for `model`.
+    /// - Parameter model: the model.
+    /// - Returns: the XML, as Xcode writes it.
     public static func contents(of model: ManagedObjectModel) -> String {
         var out = XMLText()
         out.line(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)

@@ -2,6 +2,7 @@ import Foundation
 
 extension ManagedObjectContext {
     /// The unsaved changes as values (after ending the current event), without saving or validating anything.
+    /// - Returns: the inserted objects' snapshots, updates with their changed keys, and deletions.
     /// - Throws: ``ContextError`` `object` for a failure kept since the last save (``pendingFailures``) or a value
     ///   that cannot be read.
     public func unsavedChanges() throws(ContextError) -> UnsavedChanges {
@@ -42,6 +43,9 @@ extension ManagedObjectContext {
 
     /// Deletes an object, choosing whether its relationships' delete rules run (a recovered change set already
     /// holds what they did). Undoable, like ``delete(_:)``.
+    /// - Parameters:
+    ///   - object: an object of this context.
+    ///   - applyingDeleteRules: whether its relationships' delete rules run.
     /// - Throws: ``ObjectGraphError`` when the object belongs to another context or cannot be read.
     public func delete(_ object: ManagedObject, applyingDeleteRules: Bool) throws(ObjectGraphError) {
         try delete(object, propagate: applyingDeleteRules)
@@ -50,6 +54,7 @@ extension ManagedObjectContext {
     /// Gives objects new IDs (after their store was written somewhere else with new keys): registered objects,
     /// relationships not yet turned into objects, recorded originals and fault batches all follow. IDs not in
     /// `mapping` stay as they are.
+    /// - Parameter mapping: old ID → new ID.
     public func remapObjectIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
         guard !mapping.isEmpty else { return }
         func map(_ id: ManagedObjectID) -> ManagedObjectID { mapping[id] ?? id }
@@ -87,6 +92,7 @@ extension ManagedObjectContext {
     /// objects take the IDs `mapping` gives, unchanged objects are read again from the new store, and changed or
     /// deleted ones keep their changes with the versions the new store holds (so their next save checks against
     /// the right version).
+    /// - Parameter mapping: old ID → the ID the object has in the new store.
     /// - Throws: ``StoreError`` when a changed object's version cannot be read.
     public func storeWasReplaced(mapping: [ManagedObjectID: ManagedObjectID]) throws(StoreError) {
         remapObjectIDs(mapping)
@@ -102,6 +108,7 @@ extension ManagedObjectContext {
     /// document (save as). `mapping` gives the IDs the objects have there (new objects' permanent IDs, and any keys
     /// the new file renumbered). Objects are then read again from the store, which must hold that file now; undo
     /// history is kept, as after a save. Posts did-save.
+    /// - Parameter mapping: old ID → the ID the object has in the new file.
     public func adoptSavedChanges(mapping: [ManagedObjectID: ManagedObjectID]) {
         processPendingChanges()
         let insertedNow = insertedObjects

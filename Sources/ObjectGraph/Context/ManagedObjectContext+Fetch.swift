@@ -2,6 +2,9 @@ extension ManagedObjectContext {
     /// Fetches objects: the store's matches merged with this context's unsaved changes (inserted objects that match
     /// are included, deleted ones left out, changed ones judged by their current values), sorted, then offset and
     /// limited. Each object is registered once (uniquing): a fetch returns the instances the context already has.
+    /// - Parameter request: the fetch request (its result type is ignored: objects are returned).
+    /// - Returns: the matching objects.
+    /// - Throws: ``ContextError`` `predicate` for a predicate that cannot be evaluated, `store` when a store fails.
     public func fetch(_ request: FetchRequest) throws(ContextError) -> [ManagedObject] {
         if request.includesPendingChanges { processPendingChanges() }
         guard model.entity(named: request.entityName) != nil else {
@@ -104,6 +107,8 @@ extension ManagedObjectContext {
 
     /// The objects with the given IDs, registered in this context, with the faults among them filled in one request
     /// to the stores (batch faulting).
+    /// - Parameter ids: the IDs.
+    /// - Returns: the objects, in the order of `ids`.
     /// - Throws: ``ContextError`` `object` with ``ObjectGraphError/Code/faultNotFulfilled`` (naming the object) when
     ///   an ID's object is not in its store, or `store` when a store fails.
     public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
@@ -137,6 +142,7 @@ extension ManagedObjectContext {
 
     /// Reads the to-many relationships of `objects` that are still faults, one store request per relationship and
     /// entity (not one per object): for reading many objects whole, as `docutil dump` does.
+    /// - Parameter objects: objects of this context.
     /// - Throws: ``ContextError`` when a store fails or an object cannot be read.
     public func prefetchToManyRelationships(of objects: [ManagedObject]) throws(ContextError) {
         var groups: [String: [ManagedObject]] = [:]
@@ -178,6 +184,9 @@ extension ManagedObjectContext {
     }
 
     /// The number of objects a fetch would return.
+    /// - Parameter request: the fetch request.
+    /// - Returns: the count, unsaved changes included.
+    /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
     public func count(for request: FetchRequest) throws(ContextError) -> Int {
         // Through the IDs: when nothing needs matching or merging in memory, no object is made or registered.
         try fetchObjectIDs(request).count
@@ -192,6 +201,9 @@ extension ManagedObjectContext {
     }
 
     /// The IDs of the objects a fetch would return.
+    /// - Parameter request: the fetch request.
+    /// - Returns: the IDs (temporary ones for unsaved inserted objects).
+    /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
     public func fetchObjectIDs(_ request: FetchRequest) throws(ContextError) -> [ManagedObjectID] {
         // Nothing to match in memory and no changes to merge: the stores' own answer, no object made or registered.
         if request.predicate == nil, request.sortDescriptors.isEmpty, request.fetchOffset == 0,
@@ -208,6 +220,9 @@ extension ManagedObjectContext {
 
     /// Runs a fetch request of any result type: objects, object IDs, dictionaries (with aggregate expressions and
     /// grouping) or a count.
+    /// - Parameter request: the fetch request.
+    /// - Returns: the result, of the request's result type.
+    /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
     public func execute(_ request: FetchRequest) throws(ContextError) -> FetchResult {
         var unbounded = request
         if request.resultType == .dictionary || request.resultType == .count {

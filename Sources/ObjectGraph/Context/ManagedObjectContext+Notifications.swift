@@ -6,6 +6,10 @@ struct ObserverEntry {
 
 extension ManagedObjectContext {
     /// Calls `handler` for each notification `name` this context posts, while the returned token is kept.
+    /// - Parameters:
+    ///   - name: the notification.
+    ///   - handler: called with each one.
+    /// - Returns: the token; observing ends when it is released.
     public func addObserver(
         for name: ContextNotificationName, _ handler: @escaping (ContextNotification) -> Void
     ) -> ObservationToken {
@@ -35,6 +39,7 @@ extension ManagedObjectContext {
     ///
     /// Every object is handled even when one fails; the first failure is thrown at the end (a changed object whose
     /// stored state cannot be read keeps its values and its original state, so its next save reports the conflict).
+    /// - Parameter changes: what the other context's save changed (from its did-save notification).
     /// - Throws: ``ContextError`` `store` or `object` for the first object that could not be merged.
     public func mergeChanges(fromContextDidSave changes: SavedChanges) throws(ContextError) {
         var failure: ContextError?

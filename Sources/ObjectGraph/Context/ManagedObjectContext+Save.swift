@@ -96,6 +96,8 @@ extension ManagedObjectContext {
     }
 
     /// Gives inserted objects permanent IDs now (Core Data's `obtainPermanentIDs(for:)`).
+    /// - Parameter objects: inserted objects (others are left as they are).
+    /// - Throws: ``ContextError`` `store` when a store cannot hand out keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
         let pending = objects.filter(\.objectID.isTemporary)
         guard !pending.isEmpty else { return }

@@ -23,6 +23,8 @@ extension ManagedObjectContext {
     /// Every rule of the model an object breaks as it stands, saved or not (what checking a stored document needs):
     /// required values, bounds, lengths, patterns, relationship counts (every to-many is read) and the object's
     /// per-key validators.
+    /// - Parameter object: an object of this context.
+    /// - Returns: every rule it breaks (none when it is valid).
     /// - Throws: ``ObjectGraphError`` when a value needed to check a rule cannot be read.
     public func ruleViolations(of object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
         try Self.modelRuleErrors(object, readingEveryRelationship: true)

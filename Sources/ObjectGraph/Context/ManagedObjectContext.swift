@@ -49,6 +49,7 @@ public final class ManagedObjectContext {
     }
 
     /// Creates a context over a coordinator.
+    /// - Parameter coordinator: the coordinator whose stores the context reads and saves.
     public init(coordinator: PersistentStoreCoordinator) {
         self.persistentStoreCoordinator = coordinator
     }
@@ -63,6 +64,11 @@ public final class ManagedObjectContext {
 
     /// Runs `body` with a new context over `coordinator`, in the caller's isolation domain, and returns its
     /// (`Sendable`) result: the way to do background work — call it from a background task.
+    /// - Parameters:
+    ///   - coordinator: the coordinator.
+    ///   - body: the work, given the new context.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public static func perform<T: Sendable>(
         with coordinator: PersistentStoreCoordinator, _ body: (ManagedObjectContext) throws -> T
     ) rethrows -> T {
@@ -70,6 +76,9 @@ public final class ManagedObjectContext {
     }
 
     /// Runs `body` with this context (Core Data's `performAndWait`); contexts are confined, so this is a plain call.
+    /// - Parameter body: the work.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
         try body()
     }
@@ -92,6 +101,7 @@ public final class ManagedObjectContext {
 
     /// Forgets the failures kept since the first `count` (after undoing the changes that caused them, so that they
     /// no longer stand in the way of a save).
+    /// - Parameter count: how many of the earliest failures to keep.
     public func forgetPendingFailures(after count: Int) {
         if pendingFailures.count > count { pendingFailures.removeSubrange(max(0, count)...) }
     }
@@ -158,12 +168,16 @@ public final class ManagedObjectContext {
     // MARK: - Lookup
 
     /// The registered object for an ID, if the context has one.
+    /// - Parameter id: the object's ID.
+    /// - Returns: the object, or `nil` when the context has none.
     public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
         registered[id]
     }
 
     /// The object for an ID: the registered one, or a new fault. The fault is not read here: reading it fails with
     /// ``ObjectGraphError/Code/faultNotFulfilled`` if the object no longer exists.
+    /// - Parameter id: the object's ID.
+    /// - Returns: the object.
     /// - Throws: ``ObjectGraphError`` `unknownEntity` when the model has no entity of the ID's name.
     public func object(with id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         try fault(for: id)
@@ -184,6 +198,9 @@ public final class ManagedObjectContext {
     }
 
     /// The object for an ID, loaded, or an error when it does not exist.
+    /// - Parameter id: the object's ID.
+    /// - Returns: the object, its values read.
+    /// - Throws: ``ContextError`` `object` when it does not exist or cannot be read.
     public func existingObject(with id: ManagedObjectID) throws(ContextError) -> ManagedObject {
         if let object = registered[id], !object.isFault { return object }
         let object: ManagedObject
@@ -267,6 +284,8 @@ public final class ManagedObjectContext {
     // MARK: - Inserting and deleting
 
     /// Inserts a new object of an entity, with the model's default values, and calls its `awakeFromInsert()`.
+    /// - Parameter name: the entity's name.
+    /// - Returns: the new object (of the class registered for the entity).
     /// - Throws: ``ObjectGraphError`` for an unknown or abstract entity.
     @discardableResult
     public func insertNewObject(forEntityName name: String) throws(ObjectGraphError) -> ManagedObject {
@@ -274,6 +293,11 @@ public final class ManagedObjectContext {
     }
 
     /// Inserts a new object of a subclass registered for (or compatible with) an entity.
+    /// - Parameters:
+    ///   - type: the subclass.
+    ///   - name: the entity's name.
+    /// - Returns: the new object.
+    /// - Throws: ``ObjectGraphError`` for an unknown or abstract entity, or a class that does not match it.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type, entityName name: String) throws(ObjectGraphError) -> T {
         guard let layout = model.layout(of: name) else {
@@ -328,6 +352,7 @@ public final class ManagedObjectContext {
     ///
     /// If the object is a fault that cannot be read (its row is gone, its store fails), it is not deleted and the
     /// failure is kept: the next save throws it.
+    /// - Parameter object: an object of this context.
     public func delete(_ object: ManagedObject) {
         do {
             try delete(object, propagate: true)
@@ -373,6 +398,9 @@ public final class ManagedObjectContext {
     }
 
     /// Chooses the store a new object is saved to (when several stores hold its entity).
+    /// - Parameters:
+    ///   - object: an inserted object.
+    ///   - store: one of the coordinator's stores whose configuration holds the object's entity.
     public func assign(_ object: ManagedObject, to store: any PersistentStore) {
         assignedStores[ObjectIdentifier(object)] = store.identifier
     }
@@ -574,6 +602,9 @@ public final class ManagedObjectContext {
 
     /// Re-reads an object from its store. Without `mergeChanges` its unsaved changes are discarded and it becomes a
     /// fault; with it, stored values replace the properties this context did not change.
+    /// - Parameters:
+    ///   - object: an object of this context.
+    ///   - mergeChanges: keep this context's changes.
     /// - Throws: ``ContextError`` when the object belongs to another context, or when merging cannot read the stored
     ///   object (the object is then left as it was).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(ContextError) {

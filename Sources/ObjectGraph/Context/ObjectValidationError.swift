@@ -26,6 +26,12 @@ public struct ObjectValidationError: Error, Sendable, Hashable, CustomStringConv
     public var message: String
 
     /// Creates a validation error (use `.custom` in your own validators).
+    /// - Parameters:
+    ///   - code: which rule was broken.
+    ///   - entityName: the object's entity.
+    ///   - key: the property, if one.
+    ///   - objectID: the object.
+    ///   - message: what is wrong.
     public init(
         _ code: Code, entityName: String, key: String? = nil, objectID: ManagedObjectID? = nil, _ message: String
     ) {

@@ -15,6 +15,10 @@ public struct UnsavedChanges: Sendable, Hashable {
     public var deleted: [ObjectDeletion]
 
     /// Creates a set of changes.
+    /// - Parameters:
+    ///   - inserted: snapshots of inserted objects.
+    ///   - updated: updates of changed objects.
+    ///   - deleted: deletions.
     public init(inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [], deleted: [ObjectDeletion] = []) {
         self.inserted = inserted
         self.updated = updated

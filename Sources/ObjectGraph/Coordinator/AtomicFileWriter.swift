@@ -13,6 +13,12 @@ public enum AtomicFileWriter {
     ///
     /// A symbolic link at `url` is followed (the file it points to is replaced; the link stays). The new file takes
     /// the old one's permissions (and its owner, where the process may set it); a new file gets `permissions`.
+    /// - Parameters:
+    ///   - data: the file's new contents.
+    ///   - url: the file to replace (or create).
+    ///   - permissions: the mode of a new file.
+    /// - Returns: the transaction; nothing is replaced until it commits.
+    /// - Throws: ``StoreError`` `io` when the temporary file cannot be written; nothing is left behind.
     public static func prepare(_ data: Data, for url: URL, permissions: mode_t = 0o644) throws(StoreError)
         -> Transaction
     {
@@ -63,6 +69,7 @@ public enum AtomicFileWriter {
         let destination: URL
 
         /// Renames the temporary file over the destination and flushes the directory.
+        /// - Throws: ``StoreError`` `io` when the rename fails; the old file is then as it was.
         public func commit() throws(StoreError) {
             guard rename(temporary.path, destination.path) == 0 else {
                 let message = errnoText()

@@ -18,6 +18,14 @@ public struct HistoryTransaction: Sendable {
     public var changes: [(type: String, object: ManagedObjectID)]
 
     /// A transaction.
+    /// - Parameters:
+    ///   - number: its number (`Z_PK` of `ATRANSACTION`).
+    ///   - timestamp: when it was saved.
+    ///   - author: the transaction author the app set.
+    ///   - bundleID: the bundle that saved it.
+    ///   - contextName: the name of the context that saved it.
+    ///   - processID: the process that saved it.
+    ///   - changes: each change's type (`insert`, `update`, `delete`) and object.
     public init(
         number: Int64, timestamp: Date?, author: String?, bundleID: String?, contextName: String?,
         processID: String?, changes: [(type: String, object: ManagedObjectID)]

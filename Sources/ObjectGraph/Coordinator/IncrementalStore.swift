@@ -27,6 +27,11 @@ public protocol IncrementalStore: PersistentStore {
 
 extension IncrementalStore {
     /// One request per object; stores that can do better implement it.
+    /// - Parameters:
+    ///   - ids: the objects.
+    ///   - relationship: the to-many relationship.
+    /// - Returns: each object's destinations.
+    /// - Throws: ``StoreError`` when a relationship cannot be read.
     public func destinations(of ids: [ManagedObjectID], relationship: String) throws(StoreError)
         -> [ManagedObjectID: [ManagedObjectID]]
     {

@@ -8,6 +8,9 @@ public struct ObjectDeletion: Sendable, Hashable {
     public var expectedVersion: Int64
 
     /// Creates a deletion.
+    /// - Parameters:
+    ///   - objectID: the object to delete.
+    ///   - expectedVersion: the version the context read it at.
     public init(objectID: ManagedObjectID, expectedVersion: Int64) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion

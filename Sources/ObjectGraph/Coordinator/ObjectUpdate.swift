@@ -11,6 +11,10 @@ public struct ObjectUpdate: Sendable, Hashable {
     public var expectedVersion: Int64
 
     /// Creates an update.
+    /// - Parameters:
+    ///   - snapshot: the object's values after the change.
+    ///   - changedKeys: the properties that changed.
+    ///   - expectedVersion: the version the context read it at.
     public init(snapshot: ObjectSnapshot, changedKeys: Set<String>, expectedVersion: Int64) {
         self.snapshot = snapshot
         self.changedKeys = changedKeys

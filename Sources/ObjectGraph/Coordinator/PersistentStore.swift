@@ -22,6 +22,7 @@ extension PersistentStore {
 
     /// Like ``close()``, reporting a failure to flush (a full disk, say), after which the file is not complete on its
     /// own and must not be moved or copied. Stores with nothing to flush just close.
+    /// - Throws: ``StoreError`` when flushing fails.
     public func finishAndClose() throws(StoreError) {
         if let flushing = self as? any FlushingStore {
             try flushing.flushAndClose()

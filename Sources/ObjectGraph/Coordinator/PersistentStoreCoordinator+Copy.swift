@@ -42,6 +42,13 @@ extension PersistentStoreCoordinator {
     /// Writes a copy of a store (with `changes` laid over it) to `url` as `writeCopy(of:applying:to:type:options:)`
     /// does, then puts a store opened on the copy in the old store's place and closes the old one: what save as
     /// needs. The old file is left as it was.
+    /// - Parameters:
+    ///   - store: the store to copy.
+    ///   - url: the file to write.
+    ///   - type: the store type of the copy.
+    ///   - options: options for the new store.
+    ///   - changes: unsaved changes to write into the copy.
+    /// - Throws: ``StoreError`` when the copy cannot be written or opened; the old store then stays.
     /// - Returns: the new store, and the IDs objects have in it where they differ (see `writeCopy(of:applying:to:type:options:)`).
     public func replacePersistentStore(
         _ store: any PersistentStore, withCopyAt url: URL, type: String, options: [String: String] = [:],
@@ -66,6 +73,12 @@ extension PersistentStoreCoordinator {
     /// Puts the store file at `url` — a copy of `store` written by `writeCopy(of:applying:to:type:options:)`,
     /// with the same UUID — in `store`'s place, and closes `store` (for a copy that was moved after it was
     /// written, as a document package is).
+    /// - Parameters:
+    ///   - store: the store to replace.
+    ///   - url: the copy.
+    ///   - type: its store type.
+    ///   - options: options for the new store.
+    /// - Returns: the new store.
     /// - Throws: ``StoreError`` when the file cannot be opened or holds another store.
     @discardableResult
     public func swapPersistentStore(
@@ -116,6 +129,14 @@ extension PersistentStoreCoordinator {
     /// follow — registered objects take their new IDs, unchanged ones are read again from the new store, and
     /// changed ones keep their changes with the new store's versions, so their next save does not see a conflict
     /// that is not there.
+    /// - Parameters:
+    ///   - store: one of the coordinator's stores.
+    ///   - url: the new file.
+    ///   - type: its store type.
+    ///   - options: options for the new store.
+    ///   - contexts: the contexts whose objects follow the store.
+    /// - Returns: the new store.
+    /// - Throws: ``StoreError`` when the copy cannot be written; the old store then stays.
     @discardableResult
     public func migratePersistentStore(
         _ store: any PersistentStore, to url: URL, type: String, options: [String: String] = [:],

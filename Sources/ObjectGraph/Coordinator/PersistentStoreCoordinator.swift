@@ -13,6 +13,7 @@ public final class PersistentStoreCoordinator: Sendable {
     let state = Mutex(CoordinatorState())
 
     /// Creates a coordinator for a model.
+    /// - Parameter model: the model every store of the coordinator holds objects of.
     public init(model: ManagedObjectModel) {
         self.model = model
     }
@@ -51,6 +52,9 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Adds a store object made elsewhere (for store types that are not registered).
+    /// - Parameter store: the store, not yet loaded.
+    /// - Returns: the store, loaded.
+    /// - Throws: ``StoreError`` when loading fails or a store with the same UUID is already added.
     @discardableResult
     public func add(_ store: any PersistentStore) throws(StoreError) -> any PersistentStore {
         let entry = try StoreEntry(store: store, model: model)
@@ -66,6 +70,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Removes a store; objects from it can no longer be fetched or saved.
+    /// - Parameter store: one of the coordinator's stores.
     public func removePersistentStore(_ store: any PersistentStore) {
         state.withLock { state in
             state.entries.removeAll { $0.store === store }
@@ -74,11 +79,15 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The store with this UUID.
+    /// - Parameter identifier: a store UUID.
+    /// - Returns: the store, or `nil`.
     public func persistentStore(withIdentifier identifier: String) -> (any PersistentStore)? {
         state.withLock { $0.entries.first { $0.store.identifier == identifier }?.store }
     }
 
     /// The store with this URL.
+    /// - Parameter url: a store file.
+    /// - Returns: the store, or `nil`.
     public func persistentStore(for url: URL) -> (any PersistentStore)? {
         state.withLock {
             $0.entries.first { $0.store.description.url?.standardizedFileURL == url.standardizedFileURL }?.store
@@ -107,6 +116,9 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Registers the class for an entity's objects (instead of the generic ``ManagedObject``).
+    /// - Parameters:
+    ///   - type: a subclass of ``ManagedObject``.
+    ///   - name: the entity whose objects it makes.
     public func registerClass(_ type: ManagedObject.Type, forEntityName name: String) {
         state.withLock { $0.classes[name] = type }
     }
@@ -116,6 +128,8 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The object ID a URI stands for, when its store is added and its entity exists.
+    /// - Parameter uri: an object URI (`x-coredata://UUID/Entity/pN`).
+    /// - Returns: the ID, or `nil`.
     public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
         guard let id = ManagedObjectID(uriRepresentation: uri), model.entity(named: id.entityName) != nil else {
             return nil

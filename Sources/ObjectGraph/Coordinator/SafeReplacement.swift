@@ -9,18 +9,26 @@ public enum SafeReplacement {
     public static let marker = ".docutil-tmp-"
 
     /// A new temporary path beside `destination` (nothing is created).
+    /// - Parameter destination: the file a save replaces.
+    /// - Returns: a path in the same folder.
     public static func temporaryURL(beside destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(
             ".\(destination.lastPathComponent)\(marker)\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
     /// The file a save writes for `url`: the target of a symbolic link (the link itself is kept), else `url`.
+    /// - Parameter url: the path a save was given.
+    /// - Returns: the file to replace.
     public static func destination(for url: URL) -> URL {
         url.resolvingSymlinksInPath()
     }
 
     /// Puts `temporary` in place of `destination`: SQLite side files of the old destination go first (they would be
     /// replayed onto the new file), then the rename, then the folder is flushed.
+    /// - Parameters:
+    ///   - destination: the file to replace.
+    ///   - temporary: the complete new file beside it.
+    /// - Throws: ``StoreError`` `io` when the rename fails; `destination` is then as it was.
     public static func replace(_ destination: URL, with temporary: URL) throws(StoreError) {
         for suffix in ["-wal", "-shm", "-journal"] { unlink(destination.path + suffix) }
         guard rename(temporary.path, destination.path) == 0 else {
@@ -32,6 +40,7 @@ public enum SafeReplacement {
     }
 
     /// Flushes the folder holding `url`, so that a rename in it survives a power cut.
+    /// - Parameter url: a file in the folder.
     public static func flushFolder(of url: URL) {
         let folder = open(url.deletingLastPathComponent().path, O_RDONLY)
         guard folder >= 0 else { return }
@@ -40,12 +49,15 @@ public enum SafeReplacement {
     }
 
     /// Removes a temporary file and any SQLite side files made beside it.
+    /// - Parameter url: the temporary file.
     public static func removeTemporary(_ url: URL) {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(url.path + suffix) }
     }
 
     /// Removes temporary files beside `destination` left by saves of processes that are no longer running (killed in
     /// the middle of a save). Returns how many were removed.
+    /// - Parameter destination: a file saves replace.
+    /// - Returns: how many were removed.
     @discardableResult
     public static func sweepStaleTemporaries(beside destination: URL) -> Int {
         let folder = destination.deletingLastPathComponent()

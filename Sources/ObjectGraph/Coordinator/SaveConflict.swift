@@ -11,6 +11,10 @@ public struct SaveConflict: Sendable, Hashable {
     public var storedSnapshot: ObjectSnapshot?
 
     /// Creates a conflict (stores report them from ``IncrementalStore/prepareSave(_:)``).
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - expectedVersion: the version the context read it at.
+    ///   - storedSnapshot: its state in the store now (`nil`: deleted there).
     public init(objectID: ManagedObjectID, expectedVersion: Int64, storedSnapshot: ObjectSnapshot?) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion

@@ -4,6 +4,10 @@ import Foundation
 /// relationships whose inverse does not point back, and uniqueness constraints.
 public enum SnapshotCheck {
     /// Every problem of those kinds in `snapshots`, in a stable order.
+    /// - Parameters:
+    ///   - snapshots: every object of a store.
+    ///   - model: the model they belong to.
+    /// - Returns: dangling references, inverse mismatches and uniqueness violations.
     public static func problems(in snapshots: [ObjectSnapshot], model: ManagedObjectModel) -> [StoreProblem] {
         var byID: [ManagedObjectID: Int] = [:]
         byID.reserveCapacity(snapshots.count)

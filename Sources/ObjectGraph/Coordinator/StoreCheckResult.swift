@@ -13,12 +13,18 @@ public struct StoreCheckResult: Sendable {
     private var listed: [StoreProblem.Kind: Int] = [:]
 
     /// Creates a result.
+    /// - Parameters:
+    ///   - problems: the problems listed.
+    ///   - coveredKinds: the kinds of problem the check looked for.
     public init(problems: [StoreProblem] = [], coveredKinds: Set<StoreProblem.Kind> = []) {
         self.problems = problems
         self.coveredKinds = coveredKinds
     }
 
     /// Lists a problem, or only counts it when `limit` of its kind are listed already.
+    /// - Parameters:
+    ///   - problem: the problem.
+    ///   - limit: the most problems of its kind to list.
     public mutating func add(_ problem: StoreProblem, limit: Int) {
         let count = listed[problem.kind] ?? problems.lazy.filter { $0.kind == problem.kind }.count
         if count < limit {

@@ -8,6 +8,13 @@ public enum StoreMetadata {
     public static let frameworkVersion: Int64 = 1345
 
     /// `previous` with the standard keys set for a store of `type` written with `model`.
+    /// - Parameters:
+    ///   - model: the model the store is written with.
+    ///   - type: the store type.
+    ///   - uuid: the store's UUID.
+    ///   - previous: the metadata so far (app keys are kept).
+    ///   - frameworkVersion: whether to write `NSPersistenceFrameworkVersion`.
+    /// - Returns: the metadata to write.
     public static func standard(
         for model: ManagedObjectModel, type: String, uuid: String, previous: [String: PropertyList],
         frameworkVersion: Bool = true

@@ -26,6 +26,10 @@ public struct StoreProblem: Sendable, Hashable, Comparable, CustomStringConverti
         case value
 
         /// Kinds sort in the order they are listed, so reports are stable.
+        /// - Parameters:
+        ///   - a: one kind.
+        ///   - b: the other.
+        /// - Returns: whether `a` is listed first.
         public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -40,6 +44,11 @@ public struct StoreProblem: Sendable, Hashable, Comparable, CustomStringConverti
     public var detail: String
 
     /// Creates a problem.
+    /// - Parameters:
+    ///   - object: the object's URI, or the file.
+    ///   - kind: what kind of problem it is.
+    ///   - key: the property, if one.
+    ///   - detail: what is wrong.
     public init(object: String, kind: Kind, key: String? = nil, detail: String) {
         self.object = object
         self.kind = kind
@@ -48,11 +57,20 @@ public struct StoreProblem: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// Creates a problem of one object.
+    /// - Parameters:
+    ///   - id: the object.
+    ///   - kind: what kind of problem it is.
+    ///   - key: the property, if one.
+    ///   - detail: what is wrong.
     public init(_ id: ManagedObjectID, _ kind: Kind, key: String? = nil, _ detail: String) {
         self.init(object: id.uriString, kind: kind, key: key, detail: detail)
     }
 
     /// Problems sort by object, then kind, then key and detail: a stable order for output.
+    /// - Parameters:
+    ///   - a: one problem.
+    ///   - b: the other.
+    /// - Returns: whether `a` is listed first.
     public static func < (a: StoreProblem, b: StoreProblem) -> Bool {
         let (ao, bo) = (a.objectOrder, b.objectOrder)
         if ao != bo { return ao.prefix < bo.prefix || (ao.prefix == bo.prefix && ao.key < bo.key) }
@@ -74,6 +92,8 @@ public struct StoreProblem: Sendable, Hashable, Comparable, CustomStringConverti
 
 extension PersistentStoreCoordinator {
     /// Every object an atomic store holds, as the coordinator loaded it (for checking a whole graph).
+    /// - Parameter store: an atomic store of this coordinator.
+    /// - Returns: its objects' snapshots.
     /// - Throws: ``StoreError`` `unsupported` for a store not added here or not atomic.
     public func storedSnapshots(of store: any PersistentStore) throws(StoreError) -> [ObjectSnapshot] {
         try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in

@@ -37,11 +37,14 @@ public struct StoreType: Sendable {
     ])
 
     /// Registers (or replaces) a store type.
+    /// - Parameter type: the store type.
     public static func register(_ type: StoreType) {
         registry.withLock { $0[type.name] = type }
     }
 
     /// The registered type with this name.
+    /// - Parameter name: the type's name (`"SQLite"`).
+    /// - Returns: the type, or `nil` when none is registered under that name.
     public static func named(_ name: String) -> StoreType? {
         registry.withLock { $0[name] }
     }
@@ -52,6 +55,8 @@ public struct StoreType: Sendable {
     }
 
     /// The type of the file at `url`: by content first, then by extension.
+    /// - Parameter url: the store file.
+    /// - Returns: the type, or `nil` when no registered type recognizes it.
     public static func detect(at url: URL) -> StoreType? {
         let types = registry.withLock { Array($0.values) }.sorted { $0.name < $1.name }
         if let match = types.first(where: { $0.recognizes?(url) == true }) { return match }

@@ -13,6 +13,10 @@ public struct ExpressionDescription: Sendable, Hashable {
     public var resultType: AttributeType
 
     /// Creates an expression description.
+    /// - Parameters:
+    ///   - name: the key the result has in each dictionary.
+    ///   - expression: the expression.
+    ///   - resultType: the type of its result.
     public init(name: String, expression: ObjectExpression, resultType: AttributeType) {
         self.name = name
         self.expression = expression
@@ -20,6 +24,12 @@ public struct ExpressionDescription: Sendable, Hashable {
     }
 
     /// An aggregate over a key path of all matching objects.
+    /// - Parameters:
+    ///   - function: `sum`, `average`, `min`, `max` or `count`.
+    ///   - keyPath: the key path aggregated.
+    ///   - name: the key the result has.
+    ///   - resultType: the type of its result.
+    /// - Returns: the expression description.
     public static func aggregate(
         _ function: Aggregate, of keyPath: String, as name: String, resultType: AttributeType = .double
     ) -> ExpressionDescription {

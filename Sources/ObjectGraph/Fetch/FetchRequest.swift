@@ -34,6 +34,13 @@ public struct FetchRequest: Sendable, Hashable {
     public var relationshipKeyPathsForPrefetching: [String]
 
     /// Creates a fetch request with Core Data's defaults.
+    /// - Parameters:
+    ///   - entityName: the entity to fetch (sub-entities are included by default).
+    ///   - predicate: which objects; `nil` for all.
+    ///   - sortDescriptors: the order; none for the store's order.
+    ///   - fetchLimit: the most objects returned; 0 for no limit.
+    ///   - fetchOffset: how many matching objects to skip.
+    ///   - resultType: objects, IDs, dictionaries or a count.
     public init(
         entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [ObjectSortDescriptor] = [],
         fetchLimit: Int = 0,
@@ -62,6 +69,10 @@ extension ManagedObjectModel {
     /// A fetch request made from a stored template, with its `$VARIABLE`s substituted
     /// (`fetchRequestFromTemplateWithName:substitutionVariables:`).
     ///
+    /// - Parameters:
+    ///   - name: the template's name.
+    ///   - substitutionVariables: values for its `$VARIABLE`s.
+    /// - Returns: the fetch request.
     /// - Throws: ``ObjectPredicateError``: `unknownTemplate`, `syntaxError` for a template predicate that does not parse,
     ///   or `missingVariable` naming a variable with no value.
     public func fetchRequest(

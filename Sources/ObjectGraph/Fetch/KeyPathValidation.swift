@@ -2,6 +2,7 @@
 /// a fetch ("keypath … not found in entity"): an unknown key is an error, never a silent nil.
 extension ManagedObjectModel {
     /// Checks the predicate, sort descriptors and properties to fetch of a request against its entity.
+    /// - Parameter request: the fetch request.
     /// - Throws: ``ObjectPredicateError`` `unknownKey` naming the key path and the entity.
     public func validateKeyPaths(of request: FetchRequest) throws(ObjectPredicateError) {
         var checker = KeyPathChecker(model: self)
@@ -21,6 +22,9 @@ extension ManagedObjectModel {
     }
 
     /// Checks the key paths of a predicate evaluated against objects of `entityName`.
+    /// - Parameters:
+    ///   - predicate: the predicate.
+    ///   - entityName: the entity of the objects it is evaluated against.
     /// - Throws: ``ObjectPredicateError`` `unknownKey` naming the key path and the entity.
     public func validateKeyPaths(of predicate: ObjectPredicate, entity entityName: String) throws(ObjectPredicateError)
     {

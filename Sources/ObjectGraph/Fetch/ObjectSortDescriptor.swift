@@ -20,6 +20,10 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
     public var comparison: Comparison
 
     /// Creates a sort descriptor.
+    /// - Parameters:
+    ///   - keyPath: the key path to sort by.
+    ///   - ascending: ascending or descending.
+    ///   - comparison: how strings compare (`compare`, `caseInsensitiveCompare`, `localizedStandardCompare`…).
     public init(keyPath: String, ascending: Bool = true, comparison: Comparison = .compare) {
         self.keyPath = keyPath
         self.ascending = ascending
@@ -27,6 +31,7 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
     }
 
     /// Reads `KEY` or `-KEY` (descending), as `docutil query --sort` takes them.
+    /// - Parameter text: a key path, with `-` in front for descending (`+` is allowed for ascending).
     public init(parsing text: String) {
         if text.hasPrefix("-") {
             self.init(keyPath: String(text.dropFirst()), ascending: false)
@@ -36,6 +41,10 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
     }
 
     /// Orders two objects by this descriptor. Nil sorts before every value, as in Core Data's SQLite store.
+    /// - Parameters:
+    ///   - a: one object.
+    ///   - b: the other.
+    /// - Returns: their order.
     /// - Throws: ``ObjectPredicateError`` when an object cannot give the key path's value.
     public func compare(_ a: PredicateValue, _ b: PredicateValue) throws(ObjectPredicateError) -> ComparisonResult {
         let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -70,6 +79,10 @@ public struct ObjectSortDescriptor: Sendable, Hashable {
 
 extension Array where Element == ObjectSortDescriptor {
     /// Whether `a` comes before `b` under these descriptors (later descriptors break ties).
+    /// - Parameters:
+    ///   - a: one object.
+    ///   - b: the other.
+    /// - Returns: `true` when `a` sorts first.
     /// - Throws: ``ObjectPredicateError`` when an object cannot give a key path's value.
     public func areInIncreasingOrder(_ a: PredicateValue, _ b: PredicateValue) throws(ObjectPredicateError) -> Bool {
         for descriptor in self {
@@ -84,6 +97,8 @@ extension Array where Element == ObjectSortDescriptor {
 
     /// The positions of `values` in sorted order, stable (equal values keep their order). Each value's sort keys
     /// are read once.
+    /// - Parameter values: the objects to sort.
+    /// - Returns: indexes into `values`, in sorted order.
     /// - Throws: ``ObjectPredicateError`` when a value cannot give a key path's value.
     public func stablySorted(_ values: [PredicateValue]) throws(ObjectPredicateError) -> [Int] {
         let paths = map { $0.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }

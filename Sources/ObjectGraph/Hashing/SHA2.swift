@@ -5,6 +5,8 @@ public import Foundation
 /// Linux has no CryptoKit; these small implementations avoid a dependency for the few hashes a model needs.
 public enum SHA2 {
     /// The 32-byte SHA-256 digest of `data`.
+    /// - Parameter data: the bytes.
+    /// - Returns: the digest.
     public static func sha256(_ data: some Sequence<UInt8>) -> Data {
         var state = SHA256State()
         state.update(Array(data))
@@ -12,6 +14,8 @@ public enum SHA2 {
     }
 
     /// The 64-byte SHA-512 digest of `data`.
+    /// - Parameter data: the bytes.
+    /// - Returns: the digest.
     public static func sha512(_ data: some Sequence<UInt8>) -> Data {
         var state = SHA512State()
         state.update(Array(data))

@@ -16,6 +16,7 @@ public final class InMemoryStore: AtomicStore, @unchecked Sendable {
     public var metadata: [String: PropertyList] = [:]
 
     /// Creates an empty in-memory store (the `storeIdentifier` option fixes its UUID).
+    /// - Parameter description: the store's options.
     public init(description: StoreDescription) {
         self.description = description
         self.identifier = description.options["storeIdentifier"] ?? UUID().uuidString
@@ -32,6 +33,9 @@ public final class InMemoryStore: AtomicStore, @unchecked Sendable {
     }
 
     /// Encodes the whole store and prepares to put it in place; nothing on disk changes until the transaction commits.
+    /// - Parameters:
+    ///   - contents: every object, the metadata and the identifier.
+    ///   - model: the model the objects belong to.
     /// - Returns: The transaction that replaces the file on commit.
     /// - Throws: ``StoreError`` when a value cannot be written (it is never written as something else).
     public func prepareWrite(

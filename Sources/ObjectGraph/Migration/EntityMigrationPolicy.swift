@@ -28,6 +28,11 @@ public protocol EntityMigrationPolicy: Sendable {
 
 extension EntityMigrationPolicy {
     /// Nothing beyond the mapping's own relationships.
+    /// - Parameters:
+    ///   - source: the source object.
+    ///   - mapping: the entity mapping that made its destination objects.
+    ///   - destination: the objects made so far, to find, make and link.
+    /// - Throws: nothing; a policy's own implementation throws to stop the migration.
     public func createRelationships(
         for source: MigrationSourceObject, mapping: EntityMapping, in destination: MigrationDestination
     ) throws {}

@@ -35,6 +35,7 @@ public struct AttributeDescription: Sendable, Hashable {
     public var renamingIdentifier: String?
 
     /// Creates an attribute.
+    /// - Parameters: See the properties of the same names; `name` and `type` are required.
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
         defaultValue: AttributeValue = .null, validation: ValidationRules = ValidationRules(),

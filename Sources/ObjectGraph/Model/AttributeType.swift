@@ -45,6 +45,7 @@ public enum AttributeType: UInt32, Sendable, Hashable, CaseIterable, Codable {
     /// Finds the type for an Xcode `attributeType` string.
     ///
     /// Accepts the spellings Xcode has used (`Binary` and `Binary Data`, `ObjectID` and `Object ID`).
+    /// - Parameter xcodeName: the `attributeType` attribute of Xcode's `contents` file.
     /// - Returns: `nil` for an unknown name.
     public init?(xcodeName: String) {
         switch xcodeName {

@@ -6,6 +6,9 @@ public struct CompositeDescription: Sendable, Hashable {
     public var attributes: [AttributeDescription]
 
     /// Creates a composite.
+    /// - Parameters:
+    ///   - name: the composite's name.
+    ///   - attributes: its members.
     public init(name: String, attributes: [AttributeDescription]) {
         self.name = name
         self.attributes = attributes

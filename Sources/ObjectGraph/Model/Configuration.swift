@@ -9,6 +9,9 @@ public struct Configuration: Sendable, Hashable {
     public var entityNames: [String]
 
     /// Creates a configuration.
+    /// - Parameters:
+    ///   - name: the configuration's name.
+    ///   - entities: the names of its entities.
     public init(name: String, entities: [String]) {
         self.name = name
         self.entityNames = entities

@@ -32,6 +32,7 @@ public struct EntityDescription: Sendable, Hashable {
     public var renamingIdentifier: String?
 
     /// Creates an entity.
+    /// - Parameters: See the properties of the same names; only `name` is required.
     public init(
         name: String, className: String? = nil, parent: String? = nil, isAbstract: Bool = false,
         attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
@@ -60,11 +61,16 @@ public struct EntityDescription: Sendable, Hashable {
     }
 
     /// The attribute the entity declares with this name.
+    /// - Parameter name: the attribute's name.
+    /// - Returns: the attribute, or `nil` (inherited attributes are found through ``ManagedObjectModel/allAttributes(of:)``).
     public func attribute(named name: String) -> AttributeDescription? {
         attributes.first { $0.name == name }
     }
 
     /// The relationship the entity declares with this name.
+    /// - Parameter name: the relationship's name.
+    /// - Returns: the relationship, or `nil` (inherited ones are found through
+    ///   ``ManagedObjectModel/allRelationships(of:)``).
     public func relationship(named name: String) -> RelationshipDescription? {
         relationships.first { $0.name == name }
     }

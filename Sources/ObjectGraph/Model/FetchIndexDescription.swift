@@ -10,6 +10,10 @@ public struct FetchIndexDescription: Sendable, Hashable {
         public var ascending: Bool
 
         /// Creates an index element.
+        /// - Parameters:
+        ///   - property: the property indexed.
+        ///   - kind: `Binary` (a B-tree) or `RTree`.
+        ///   - ascending: the index order.
         public init(property: String, kind: String = "Binary", ascending: Bool = true) {
             self.property = property
             self.kind = kind
@@ -25,6 +29,10 @@ public struct FetchIndexDescription: Sendable, Hashable {
     public var partialIndexPredicate: String?
 
     /// Creates a fetch index.
+    /// - Parameters:
+    ///   - name: the index's name.
+    ///   - elements: its elements, in order.
+    ///   - partialIndexPredicate: a predicate limiting the rows indexed.
     public init(name: String, elements: [Element], partialIndexPredicate: String? = nil) {
         self.name = name
         self.elements = elements

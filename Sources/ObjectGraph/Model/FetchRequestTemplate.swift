@@ -33,6 +33,8 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     public var undecodablePredicate: String?
 
     /// Creates a template.
+    /// - Parameters: See the properties of the same names; `name` and `entity` are required, and a property left
+    ///   `nil` takes Core Data's default.
     public init(
         name: String, entity: String, predicate: String? = nil, fetchLimit: Int? = nil, fetchBatchSize: Int? = nil,
         resultType: ResultType? = nil, includesSubentities: Bool? = nil, includesPropertyValues: Bool? = nil,

@@ -17,6 +17,12 @@ public struct FetchedPropertyDescription: Sendable, Hashable {
     public var undecodablePredicate: String?
 
     /// Creates a fetched property.
+    /// - Parameters:
+    ///   - name: the property's name.
+    ///   - entity: the entity it fetches.
+    ///   - predicate: its predicate's format string (`$FETCH_SOURCE` is the object it belongs to).
+    ///   - isOptional: whether it is optional.
+    ///   - userInfo: the model's user info for it.
     public init(
         name: String, entity: String, predicate: String?, isOptional: Bool = true, userInfo: [String: String] = [:]
     ) {

@@ -20,6 +20,8 @@ extension ManagedObjectModel {
     /// SHA-256 over: the name; one byte for isAbstract; the parent's hash (if any); the hashes of every attribute
     /// and relationship that is not transient, inherited ones included, sorted by name; the entity's own uniqueness
     /// constraints, each its names joined with `.`; the version hash modifier (unverified).
+    /// - Parameter name: the entity's name.
+    /// - Returns: the hash.
     public func versionHash(ofEntity name: String) -> Data? {
         guard let entity = entity(named: name) else { return nil }
         var bytes = Array(entity.name.utf8)
@@ -48,6 +50,8 @@ extension ManagedObjectModel {
 
     /// The 32-byte version hash of an attribute: SHA-256 over the property base digest, the type code, and a byte 1
     /// when it preserves its value in persistent history after deletion.
+    /// - Parameter attribute: the attribute.
+    /// - Returns: the hash.
     public static func versionHash(of attribute: AttributeDescription) -> Data {
         var bytes = Array(
             propertyBaseDigest(
@@ -61,6 +65,8 @@ extension ManagedObjectModel {
 
     /// The 32-byte version hash of a relationship: SHA-256 over the property base digest, the destination and
     /// inverse names, maxCount and minCount, and the bytes 01 00 when it is an ordered to-many.
+    /// - Parameter relationship: the relationship.
+    /// - Returns: the hash.
     public static func versionHash(of relationship: RelationshipDescription) -> Data {
         var bytes = Array(
             propertyBaseDigest(
@@ -109,6 +115,10 @@ extension ManagedObjectModel {
     }
 
     /// Orders strings by their UTF-8 bytes (code-point order), as Core Data orders names in hashes.
+    /// - Parameters:
+    ///   - a: one string.
+    ///   - b: the other.
+    /// - Returns: whether `a` sorts first.
     public static func codePointOrder(_ a: String, _ b: String) -> Bool {
         Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
     }

@@ -41,6 +41,12 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
 
     /// Creates and checks a model.
     ///
+    /// - Parameters:
+    ///   - entities: the entities, in model order.
+    ///   - fetchRequestTemplates: stored fetch requests.
+    ///   - configurations: named subsets of the entities.
+    ///   - composites: composite attribute types.
+    ///   - versionIdentifiers: the model's version identifiers.
     /// - Throws: ``ModelError`` listing every problem: duplicate names, unknown parents or destinations,
     ///   inheritance cycles, inverses that point elsewhere, bad counts, unknown entities in configurations and
     ///   templates, constraints on unknown properties, default values of the wrong type.
@@ -71,6 +77,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     /// Merges several models into one.
     ///
     /// Entities, templates, configurations and composites are combined; version identifiers are united.
+    /// - Parameter models: the models to merge.
     /// - Throws: ``ModelError`` when the models share an entity or template name, or the result is invalid.
     public convenience init(merging models: [ManagedObjectModel]) throws(ModelError) {
         var configurations: [Configuration] = []
@@ -94,11 +101,15 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     }
 
     /// The object layout of an entity: its resolved properties and their slots.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the layout, or `nil` for an unknown entity.
     public func layout(of entityName: String) -> EntityLayout? {
         layouts[entityName]
     }
 
     /// The entity with this name.
+    /// - Parameter name: the entity's name.
+    /// - Returns: the entity as declared, or `nil`.
     public func entity(named name: String) -> EntityDescription? {
         entityIndexByName[name].map { entities[$0] }
     }
@@ -107,22 +118,30 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     public var entityNames: [String] { entities.map(\.name).sorted() }
 
     /// The composite with this name.
+    /// - Parameter name: the composite's name.
+    /// - Returns: the composite, or `nil`.
     public func composite(named name: String) -> CompositeDescription? {
         composites.first { $0.name == name }
     }
 
     /// The template with this name.
+    /// - Parameter name: the template's name.
+    /// - Returns: the template, or `nil`.
     public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
         fetchRequestTemplates.first { $0.name == name }
     }
 
     /// The names of the entities in a configuration; every entity for the default configuration or `nil`.
+    /// - Parameter name: a configuration's name, or `nil` for the default one.
+    /// - Returns: the entity names, or `nil` for an unknown configuration.
     public func entityNames(inConfiguration name: String?) -> [String]? {
         guard let name, name != Configuration.defaultName else { return entities.map(\.name) }
         return configurations.first { $0.name == name }?.entityNames
     }
 
     /// The chain of parents of an entity, nearest first.
+    /// - Parameter entityName: the entity.
+    /// - Returns: its parent, grandparent and so on; empty for a root entity.
     public func ancestors(of entityName: String) -> [String] {
         var result: [String] = []
         var index = entityIndexByName[entityName].flatMap { parentIndex[$0] }
@@ -134,12 +153,16 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     }
 
     /// The direct sub-entities of an entity, in model order.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the names of the entities whose parent it is.
     public func subentities(of entityName: String) -> [String] {
         guard let i = entityIndexByName[entityName] else { return [] }
         return subentityIndexes[i].map { entities[$0].name }
     }
 
     /// The entity and all its sub-entities at every level, in pre-order with siblings sorted by name.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the entity's name first, then its descendants.
     public func entityAndDescendants(of entityName: String) -> [String] {
         var result = [entityName]
         for sub in subentities(of: entityName).sorted() {
@@ -149,37 +172,55 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     }
 
     /// Whether `entityName` is `ancestorName` or inherits from it.
+    /// - Parameters:
+    ///   - entityName: the entity.
+    ///   - ancestorName: a possible ancestor.
+    /// - Returns: `true` when `entityName` is `ancestorName` or one of its descendants.
     public func entity(_ entityName: String, isKindOf ancestorName: String) -> Bool {
         entityName == ancestorName || ancestors(of: entityName).contains(ancestorName)
     }
 
     /// The root entity of an inheritance hierarchy (the entity itself when it has no parent).
+    /// - Parameter entityName: the entity.
+    /// - Returns: the name of its root entity.
     public func rootEntity(of entityName: String) -> String {
         ancestors(of: entityName).last ?? entityName
     }
 
     /// Every attribute of an entity, inherited ones first.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the attributes.
     public func allAttributes(of entityName: String) -> [AttributeDescription] {
         entityIndexByName[entityName].map { resolvedAttributes[$0] } ?? []
     }
 
     /// Every relationship of an entity, inherited ones first.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the relationships.
     public func allRelationships(of entityName: String) -> [RelationshipDescription] {
         entityIndexByName[entityName].map { resolvedRelationships[$0] } ?? []
     }
 
     /// Every fetched property of an entity, inherited ones first.
+    /// - Parameter entityName: the entity.
+    /// - Returns: the fetched properties.
     public func allFetchedProperties(of entityName: String) -> [FetchedPropertyDescription] {
         entityIndexByName[entityName].map { resolvedFetchedProperties[$0] } ?? []
     }
 
     /// The inverse of a relationship, looked up on its destination (inherited relationships included).
+    /// - Parameter relationship: a relationship of the model.
+    /// - Returns: its inverse, or `nil` when it has none.
     public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
         guard let inverseName = relationship.inverseName else { return nil }
         return allRelationships(of: relationship.destinationEntityName).first { $0.name == inverseName }
     }
 
     /// Whether the two are the same.
+    /// - Parameters:
+    ///   - lhs: one model.
+    ///   - rhs: the other.
+    /// - Returns: `true` when both are the same object.
     public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
         lhs === rhs
             || (lhs.entities == rhs.entities && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates

@@ -7,6 +7,10 @@ public struct ModelChange: Sendable, Hashable, CustomStringConvertible {
         case model, entity, attribute, relationship, fetchedProperty, fetchRequest, configuration
 
         /// Elements sort in the order they are listed, so reports are stable.
+        /// - Parameters:
+        ///   - a: one element kind.
+        ///   - b: the other.
+        /// - Returns: whether `a` is listed first.
         public static func < (a: Element, b: Element) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -31,6 +35,10 @@ public struct ModelChange: Sendable, Hashable, CustomStringConvertible {
     public var change: Change
 
     /// Creates a change.
+    /// - Parameters:
+    ///   - element: what kind of model element changed.
+    ///   - name: its name (`Entity` or `Entity.property`).
+    ///   - change: how it changed.
     public init(_ element: Element, _ name: String, _ change: Change) {
         self.element = element
         self.name = name

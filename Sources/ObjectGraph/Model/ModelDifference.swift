@@ -5,6 +5,8 @@ extension ManagedObjectModel {
     /// fetch requests and configurations added, removed, renamed (an element whose renaming identifier names one
     /// that is gone) or changed, field by field (type, optionality, default, validation, delete rule, inverse,
     /// counts, renaming identifier, version hash…). In a stable order: by element name, then kind.
+    /// - Parameter other: the model to compare with.
+    /// - Returns: the changes; empty when the models are the same.
     public func differences(to other: ManagedObjectModel) -> [ModelChange] {
         var changes: [ModelChange] = []
         if versionIdentifiers.sorted() != other.versionIdentifiers.sorted() {

@@ -33,6 +33,11 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public var message: String
 
         /// Creates a problem.
+        /// - Parameters:
+        ///   - kind: what kind of problem it is.
+        ///   - entity: the entity it is in, if any.
+        ///   - property: the property it is about, if any.
+        ///   - message: what is wrong.
         public init(_ kind: Kind, entity: String? = nil, property: String? = nil, _ message: String) {
             self.kind = kind
             self.entity = entity
@@ -54,6 +59,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     public var problems: [Problem]
 
     /// Creates an error from problems.
+    /// - Parameter problems: every problem found.
     public init(problems: [Problem]) {
         self.problems = problems
     }

@@ -20,6 +20,7 @@ public enum DeleteRule: Int, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Finds the rule for an Xcode `deletionRule` string.
+    /// - Parameter xcodeName: `Nullify`, `Cascade`, `Deny` or `No Action`.
     public init?(xcodeName: String) {
         switch xcodeName {
         case "No Action", "NoAction": self = .noAction
@@ -66,6 +67,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var renamingIdentifier: String?
 
     /// Creates a relationship. A to-one relationship always has `maxCount` 1.
+    /// - Parameters: See the properties of the same names; `name` and `destination` are required, and `toMany` makes
+    ///   a to-many relationship.
     public init(
         name: String, destination: String, inverse: String? = nil, toMany: Bool = false, ordered: Bool = false,
         minCount: Int = 0, maxCount: Int? = nil, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,

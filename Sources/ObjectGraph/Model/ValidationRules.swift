@@ -12,6 +12,12 @@ public struct ValidationRules: Sendable, Hashable {
     public var regularExpression: String?
 
     /// Creates rules; every rule is optional.
+    /// - Parameters:
+    ///   - minimumValue: the smallest value allowed (numbers and dates).
+    ///   - maximumValue: the largest value allowed.
+    ///   - minimumLength: the fewest characters (strings) or bytes (binary data).
+    ///   - maximumLength: the most characters or bytes.
+    ///   - regularExpression: a pattern a string must match whole.
     public init(
         minimumValue: AttributeValue? = nil, maximumValue: AttributeValue? = nil, minimumLength: Int? = nil,
         maximumLength: Int? = nil, regularExpression: String? = nil

@@ -109,12 +109,20 @@ public final class EntityLayout: Sendable {
     }
 
     /// The slot of an attribute.
+    /// - Parameter name: the attribute's name.
+    /// - Returns: its slot (its index in ``attributes``), or `nil` when the entity has no such attribute.
     public func attributeSlot(named name: String) -> Int? { attributeIndex[name] }
 
     /// The slot of a relationship.
+    /// - Parameter name: the relationship's name.
+    /// - Returns: its slot (its index in ``relationships``), or `nil` when the entity has no such relationship.
     public func relationshipSlot(named name: String) -> Int? { relationshipIndex[name] }
 
     /// `value` converted losslessly to the type of the attribute at `index` (composite values member by member).
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - index: the attribute's slot.
+    /// - Returns: the value, of the attribute's type.
     /// - Throws: ``ValueConversionError`` when it does not fit.
     public func converted(_ value: AttributeValue, forAttributeAt index: Int) throws(ValueConversionError)
         -> AttributeValue
@@ -125,6 +133,8 @@ public final class EntityLayout: Sendable {
     }
 
     /// Whether objects of this entity are also of kind `entityName` (the entity itself or an ancestor).
+    /// - Parameter entityName: an entity name.
+    /// - Returns: `true` for the entity itself or one of its ancestors.
     public func isKind(of entityName: String) -> Bool {
         entityName == name || ancestorNames.contains(entityName)
     }

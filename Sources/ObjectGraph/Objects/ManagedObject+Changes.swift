@@ -1,6 +1,7 @@
 extension ManagedObject {
     /// The properties changed since the object was last saved (or fetched), with their new values.
     /// Inserted objects report every property that has a value.
+    /// - Returns: changed keys and their current values.
     /// - Throws: ``ObjectGraphError`` when a relationship cannot be read from the store.
     public func changedValues() throws(ObjectGraphError) -> [String: PredicateValue] {
         guard let context = managedObjectContext, storage != nil else { return [:] }
@@ -29,6 +30,8 @@ extension ManagedObject {
     }
 
     /// The values of properties as last saved or fetched (the current values when unchanged).
+    /// - Parameter keys: the keys to report; `nil` for every property.
+    /// - Returns: the committed values by key.
     /// - Throws: ``ObjectGraphError`` for an unknown key or a value that cannot be read.
     public func committedValues(forKeys keys: [String]? = nil) throws(ObjectGraphError) -> [String: PredicateValue] {
         let names = keys ?? (entity.attributes.map(\.name) + entity.relationships.map(\.name))

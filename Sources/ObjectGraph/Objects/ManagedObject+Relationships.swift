@@ -1,6 +1,9 @@
 extension ManagedObject {
     /// Sets a to-one relationship, keeping the inverse relationship in step (the old destination forgets this
     /// object, the new one gains it).
+    /// - Parameters:
+    ///   - object: the new destination, or `nil`.
+    ///   - key: a to-one relationship.
     /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, or an object
     ///   (this one, or a destination whose inverse must change) that cannot be read from its store.
     public func setObject(_ object: ManagedObject?, forKey key: String) throws(ObjectGraphError) {
@@ -10,6 +13,11 @@ extension ManagedObject {
     }
 
     /// Replaces the contents of a to-many relationship, keeping inverses in step.
+    /// - Parameters:
+    ///   - objects: the new destinations, in order for an ordered relationship.
+    ///   - key: a to-many relationship.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, or an object
+    ///   that cannot be read from its store.
     public func setObjects(_ objects: [ManagedObject], forKey key: String) throws(ObjectGraphError) {
         let index = try relationshipIndex(key, toMany: true)
         for object in objects { try checkDestination(object, index) }
@@ -23,6 +31,9 @@ extension ManagedObject {
     }
 
     /// A mutable view of a to-many relationship: adding and removing through it keeps inverses in step.
+    /// - Parameter key: a to-many relationship.
+    /// - Returns: the view.
+    /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-many relationship.
     public func mutableObjects(forKey key: String) throws(ObjectGraphError) -> MutableRelationship {
         MutableRelationship(owner: self, index: try relationshipIndex(key, toMany: true))
     }

@@ -5,6 +5,8 @@ extension ManagedObject {
 
     /// The value for a key: an attribute value, a to-one destination (``PredicateValue/object(_:)``), or a to-many
     /// relationship (``PredicateValue/collection(_:ordered:)``).
+    /// - Parameter key: an attribute or relationship of the object's entity.
+    /// - Returns: the value.
     /// - Throws: ``ObjectGraphError`` `unknownKey` for a key the entity lacks; `faultNotFulfilled` when the object
     ///   (a fault) or a to-many relationship cannot be read from its store.
     public func value(forKey key: String) throws(ObjectGraphError) -> PredicateValue {
@@ -21,6 +23,8 @@ extension ManagedObject {
 
     /// The value at a key path, through to-one and to-many relationships, with collection operators
     /// (`@count @sum @avg @min @max @distinctUnionOfObjects …`) and composite members (`magnitude.richter`).
+    /// - Parameter keyPath: keys joined with `.`, such as `author.books.@count`.
+    /// - Returns: the value at the end of the path (a collection where the path goes through a to-many).
     /// - Throws: ``ObjectGraphError`` for a key that does not exist along the path or a value that cannot be read.
     public func value(forKeyPath keyPath: String) throws(ObjectGraphError) -> PredicateValue {
         let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -45,6 +49,8 @@ extension ManagedObject {
     }
 
     /// The attribute value for a key.
+    /// - Parameter key: an attribute of the object's entity.
+    /// - Returns: the value, of the attribute's own type, or ``AttributeValue/null``.
     /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not an attribute; `faultNotFulfilled` when the
     ///   object cannot be read from its store.
     public func attributeValue(forKey key: String) throws(ObjectGraphError) -> AttributeValue {
@@ -77,6 +83,8 @@ extension ManagedObject {
     }
 
     /// The destination of a to-one relationship.
+    /// - Parameter key: a to-one relationship.
+    /// - Returns: the destination, or `nil`.
     /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-one relationship, or when the object
     ///   cannot be read from its store.
     public func object(forKey key: String) throws(ObjectGraphError) -> ManagedObject? {
@@ -87,6 +95,8 @@ extension ManagedObject {
     }
 
     /// The destinations of a to-many relationship, in order for ordered relationships.
+    /// - Parameter key: a to-many relationship.
+    /// - Returns: the destinations.
     /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a to-many relationship, or when the object or
     ///   the relationship cannot be read from the store.
     public func objects(forKey key: String) throws(ObjectGraphError) -> [ManagedObject] {
@@ -99,6 +109,8 @@ extension ManagedObject {
     /// The IDs of a relationship's destinations (to-one or to-many, in order for an ordered one), without making
     /// objects of destinations not registered yet — Core Data's `objectIDsForRelationshipNamed:`, for reading many
     /// objects' links cheaply. A to-many relationship not read yet is read (its IDs only).
+    /// - Parameter key: a relationship.
+    /// - Returns: the destinations' IDs.
     /// - Throws: ``ObjectGraphError`` `unknownKey` when the key is not a relationship, or when the object or the
     ///   relationship cannot be read from the store.
     public func objectIDs(forKey key: String) throws(ObjectGraphError) -> [ManagedObjectID] {
@@ -122,6 +134,11 @@ extension ManagedObject {
 
     /// A typed attribute value that reports failures: `let title: String? = try book.value(forKey: "title", as:
     /// String.self)`. Nil for a null value; a value of another Swift type than asked is an error, not nil.
+    /// - Parameters:
+    ///   - key: an attribute of the object's entity.
+    ///   - type: the Swift type to read it as.
+    /// - Returns: the value, or `nil` for null.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a value of another type, or an object that cannot be read.
     public func value<T: AttributeConvertible>(forKey key: String, as type: T.Type) throws(ObjectGraphError) -> T? {
         let value = try attributeValue(forKey: key)
         if value.isNull { return nil }
@@ -133,6 +150,9 @@ extension ManagedObject {
     }
 
     /// Sets a typed attribute value, reporting values that do not fit: `try book.set(title, forKey: "title")`.
+    /// - Parameters:
+    ///   - value: the new value; `nil` for null.
+    ///   - key: an attribute of the object's entity.
     /// - Throws: ``ObjectGraphError`` for an unknown key or a value out of range for the attribute (for example
     ///   40000 for an Integer 16, or 0.1 for a Float, which cannot hold it exactly).
     public func set<T: AttributeConvertible>(_ value: T?, forKey key: String) throws(ObjectGraphError) {
@@ -149,6 +169,7 @@ extension ManagedObject {
     /// The setter is for values the program controls: an unknown key or a value that does not fit the attribute
     /// is a programmer error and stops the program. Values that come from input must go through
     /// ``set(_:forKey:)``, which throws instead.
+    /// - Parameter key: an attribute of the object's entity.
     public subscript<T: AttributeConvertible>(key: String) -> T? {
         get {
             guard let i = entity.attributeIndex[key] else {
@@ -176,6 +197,7 @@ extension ManagedObject {
     /// As with the attribute subscript, a fault that cannot be read gives nil and is kept by the context for the
     /// next save to throw; setting through it keeps the inverse in step. An unknown key or a destination of the
     /// wrong entity is a programmer error; use ``setObject(_:forKey:)`` for destinations that come from input.
+    /// - Parameter key: a to-one relationship.
     public subscript<T: ManagedObject>(object key: String) -> T? {
         get {
             guard let i = entity.relationshipIndex[key], !entity.relationships[i].isToMany else {
@@ -202,6 +224,7 @@ extension ManagedObject {
     /// The destinations of a to-many relationship for the accessors of subclasses (read-only: change them through
     /// ``mutableObjects(forKey:)``). A relationship that cannot be read gives an empty array and is kept by the
     /// context for the next save to throw.
+    /// - Parameter key: a to-many relationship.
     public subscript<T: ManagedObject>(objects key: String) -> [T] {
         guard let i = entity.relationshipIndex[key], entity.relationships[i].isToMany else {
             preconditionFailure("\(entity.name) has no to-many relationship '\(key)'")
@@ -344,12 +367,19 @@ extension ManagedObject {
     }
 
     /// The stored value without firing change tracking or undo (Core Data's primitive accessors).
+    /// - Parameter key: an attribute of the object's entity.
+    /// - Returns: the value.
+    /// - Throws: ``ObjectGraphError`` for an unknown key or an object that cannot be read.
     public func primitiveValue(forKey key: String) throws(ObjectGraphError) -> AttributeValue {
         try attributeValue(forKey: key)
     }
 
     /// Sets a value without change tracking, undo or observers: for initial values in ``awakeFromInsert()`` and
     /// for values derived from others.
+    /// - Parameters:
+    ///   - value: the new value, converted losslessly to the attribute's type.
+    ///   - key: an attribute of the object's entity.
+    /// - Throws: ``ObjectGraphError`` for an unknown key or a value that does not convert.
     public func setPrimitiveValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
         let (index, converted) = try checkedAttribute(value, key)
         try setAttribute(at: index, converted, tracked: false)
@@ -404,6 +434,7 @@ extension ManagedObject {
 
 extension AttributeValue {
     /// The attribute value for a predicate constant.
+    /// - Parameter constant: a constant of a predicate or an editing command.
     public init(constant: PredicateConstant) {
         switch constant {
         case .null, .array: self = .null

@@ -55,6 +55,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     }
 
     /// Creates an object of `entity`; the context calls this for fetched objects and for inserts.
+    /// - Parameters:
+    ///   - layout: the object's entity.
+    ///   - objectID: its ID.
     public required init(layout: EntityLayout, objectID: ManagedObjectID) {
         self.entity = layout
         self.objectID = objectID
@@ -209,11 +212,18 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// Called when the object is about to be deleted (before delete rules run).
     open func prepareForDeletion() {}
     /// Extra checks before an inserted object is saved; throw a ``ObjectValidationError`` to refuse.
+    /// - Throws: ``ObjectValidationError`` to refuse the save.
     open func validateForInsert() throws(ObjectValidationError) {}
     /// Extra checks before a changed object is saved.
+    /// - Throws: ``ObjectValidationError`` to refuse the save.
     open func validateForUpdate() throws(ObjectValidationError) {}
     /// Extra checks before a deleted object is saved.
+    /// - Throws: ``ObjectValidationError`` to refuse the save.
     open func validateForDelete() throws(ObjectValidationError) {}
     /// A per-key validator, called for every property at save: throw a ``ObjectValidationError`` to refuse the value.
+    /// - Parameters:
+    ///   - value: the value about to be saved.
+    ///   - key: the property.
+    /// - Throws: ``ObjectValidationError`` to refuse the value.
     open func validateValue(_ value: PredicateValue, forKey key: String) throws(ObjectValidationError) {}
 }

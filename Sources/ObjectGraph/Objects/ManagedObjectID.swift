@@ -21,6 +21,10 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     private static let temporaryCounter = Atomic<UInt64>(0)
 
     /// A permanent ID.
+    /// - Parameters:
+    ///   - entityName: the object's entity.
+    ///   - storeIdentifier: the UUID of its store.
+    ///   - primaryKey: its key in the store.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
@@ -29,6 +33,7 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// A new temporary ID.
+    /// - Parameter entityName: the entity of the object being inserted.
     public init(temporaryFor entityName: String) {
         self.entityName = entityName
         self.storeIdentifier = nil
@@ -56,6 +61,7 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Reads a URI produced by ``uriRepresentation``.
+    /// - Parameter uri: an `x-coredata://UUID/Entity/pN` URI (or a temporary one).
     /// - Returns: `nil` when the URI is not an object ID.
     public convenience init?(uriRepresentation uri: URL) {
         guard uri.scheme == "x-coredata" else { return nil }
@@ -119,6 +125,10 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Whether the two are the same.
+    /// - Parameters:
+    ///   - lhs: one ID.
+    ///   - rhs: the other.
+    /// - Returns: `true` for the same entity, store and key (or the same temporary ID).
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         lhs === rhs
             || (lhs.primaryKey == rhs.primaryKey && lhs.temporaryIdentifier == rhs.temporaryIdentifier

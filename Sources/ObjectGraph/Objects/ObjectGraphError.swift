@@ -39,6 +39,11 @@ public struct ObjectGraphError: Error, Sendable, Hashable, CustomStringConvertib
     public var underlying: StoreError?
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: what kind of error it is.
+    ///   - message: what went wrong.
+    ///   - objectID: the object it is about, if any.
+    ///   - underlying: the store error behind it, if any.
     public init(_ code: Code, _ message: String, objectID: ManagedObjectID? = nil, underlying: StoreError? = nil) {
         self.code = code
         self.message = message

@@ -19,6 +19,10 @@ final class ObjectObservers {
 extension ManagedObject {
     /// Calls `handler` after each change of the property `key` (every property when `key` is nil), including
     /// changes made by undo and by inverse maintenance. The observation lasts while the token is kept.
+    /// - Parameters:
+    ///   - key: the property to watch; `nil` for every property.
+    ///   - handler: called with each change, after it is made.
+    /// - Returns: the token; the observation ends when it is released.
     public func observe(_ key: String? = nil, _ handler: @escaping (PropertyChange) -> Void) -> ObservationToken {
         let table = observers ?? ObjectObservers()
         observers = table

@@ -19,6 +19,12 @@ public struct ObjectSnapshot: Sendable, Hashable {
     public var rawKeys: Set<String> = []
 
     /// Creates a snapshot.
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - attributes: attribute values by name (absent: null).
+    ///   - toOne: to-one destinations by relationship name.
+    ///   - toMany: to-many destinations by relationship name.
     public init(
         objectID: ManagedObjectID, version: Int64 = 1, attributes: [String: AttributeValue] = [:],
         toOne: [String: ManagedObjectID?] = [:], toMany: [String: [ManagedObjectID]] = [:]
@@ -31,6 +37,7 @@ public struct ObjectSnapshot: Sendable, Hashable {
     }
 
     /// Takes the changed properties of an update, and its version.
+    /// - Parameter update: the update a save wrote.
     public mutating func apply(_ update: ObjectUpdate) {
         for key in update.changedKeys {
             if let value = update.snapshot.attributes[key] {
@@ -46,6 +53,7 @@ public struct ObjectSnapshot: Sendable, Hashable {
     }
 
     /// The value of an attribute; ``AttributeValue/null`` when absent.
+    /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
         attributes[name] ?? .null
     }

@@ -60,6 +60,12 @@ public struct Comparison: Sendable, Hashable {
     public var options: Options
 
     /// Creates a comparison.
+    /// - Parameters:
+    ///   - lhs: the left-hand expression.
+    ///   - op: the operator.
+    ///   - rhs: the right-hand expression.
+    ///   - modifier: `ANY`, `ALL`, `NONE` or direct.
+    ///   - options: string options.
     public init(
         _ lhs: ObjectExpression, _ op: Operator, _ rhs: ObjectExpression, modifier: Modifier = .direct,
         options: Options = []

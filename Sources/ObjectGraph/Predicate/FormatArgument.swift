@@ -9,6 +9,7 @@ public struct FormatArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, E
     public var constant: PredicateConstant
 
     /// An argument holding a constant.
+    /// - Parameter constant: the constant.
     public init(_ constant: PredicateConstant) { self.constant = constant }
     /// An argument for a `%@`, `%d` or `%f` placeholder.
     /// - Parameter value: The value.
@@ -56,11 +57,14 @@ public struct FormatArgument: Sendable, Hashable, ExpressibleByIntegerLiteral, E
     /// - Parameter value: The boolean.
     public init(booleanLiteral value: Bool) { self.init(value) }
     /// `nil`: the predicate's `NULL`.
+    /// - Parameter nilLiteral: the `nil` literal.
     public init(nilLiteral: ()) { constant = .null }
     /// An array (for `IN` and aggregates).
     /// - Parameter elements: The elements.
     public init(arrayLiteral elements: FormatArgument...) { constant = .array(elements.map(\.constant)) }
 
     /// A key path for `%K`.
+    /// - Parameter path: the key path.
+    /// - Returns: the argument.
     public static func keyPath(_ path: String) -> FormatArgument { FormatArgument(PredicateConstant.string(path)) }
 }

@@ -37,14 +37,20 @@ public indirect enum ObjectExpression: Sendable, Hashable {
     case anyKey
 
     /// The key path `path` on `SELF`, split at dots.
+    /// - Parameter path: a key path such as `author.name`.
+    /// - Returns: the expression.
     public static func key(_ path: String) -> ObjectExpression {
         .keyPath(.evaluatedObject, path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// A constant string.
+    /// - Parameter s: the string.
+    /// - Returns: the expression.
     public static func string(_ s: String) -> ObjectExpression { .constant(.string(s)) }
 
     /// A constant integer.
+    /// - Parameter i: the integer.
+    /// - Returns: the expression.
     public static func integer(_ i: Int64) -> ObjectExpression { .constant(.integer(i)) }
 }
 

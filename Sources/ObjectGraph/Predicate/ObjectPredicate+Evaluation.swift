@@ -6,6 +6,7 @@ extension ObjectPredicate {
     /// - Parameters:
     ///   - object: what `SELF` and plain key paths refer to.
     ///   - variables: values for `$VARIABLE`s that were not substituted.
+    /// - Returns: whether the predicate holds.
     /// - Throws: ``ObjectPredicateError`` for a variable with no value or a function that cannot be evaluated.
     public func evaluate(with object: PredicateValue, variables: [String: PredicateValue] = [:])
         throws(ObjectPredicateError)
@@ -16,6 +17,9 @@ extension ObjectPredicate {
     }
 
     /// Evaluates the predicate against a dictionary row.
+    /// - Parameter row: the row.
+    /// - Returns: whether the predicate holds.
+    /// - Throws: ``ObjectPredicateError`` as ``evaluate(with:variables:)`` does.
     public func evaluate(with row: [String: PredicateValue]) throws(ObjectPredicateError) -> Bool {
         try evaluate(with: .dictionary(row))
     }
@@ -23,6 +27,11 @@ extension ObjectPredicate {
 
 extension ObjectExpression {
     /// The expression's value for an object.
+    /// - Parameters:
+    ///   - object: what `SELF` and plain key paths refer to.
+    ///   - variables: values for `$VARIABLE`s.
+    /// - Returns: the value.
+    /// - Throws: ``ObjectPredicateError`` for a variable with no value or a function that cannot be evaluated.
     public func value(with object: PredicateValue, variables: [String: PredicateValue] = [:])
         throws(ObjectPredicateError)
         -> PredicateValue
@@ -449,6 +458,10 @@ extension PredicateValue {
 extension Comparison {
     /// Whether the comparison holds between two values, with Apple's semantics (nil, numeric coercion, string
     /// options). Stores use this to evaluate string operators inside SQL with exactly the in-memory result.
+    /// - Parameters:
+    ///   - left: the left-hand value.
+    ///   - right: the right-hand value.
+    /// - Returns: whether the comparison holds.
     /// - Throws: ``ObjectPredicateError`` `invalidPattern` for a `MATCHES` pattern that is not a regular expression.
     public func holds(_ left: PredicateValue, _ right: PredicateValue) throws(ObjectPredicateError) -> Bool {
         try ExpressionEvaluator.compare(left, op, right, options)
@@ -457,6 +470,11 @@ extension Comparison {
 
 extension ObjectSortDescriptor {
     /// Orders two strings the way a sort descriptor with `comparison` does.
+    /// - Parameters:
+    ///   - a: one string.
+    ///   - b: the other.
+    ///   - comparison: how to compare them.
+    /// - Returns: their order.
     public static func compareStrings(_ a: String, _ b: String, _ comparison: Comparison) -> ComparisonResult {
         order(.string(a), .string(b), comparison)
     }

@@ -2,6 +2,8 @@ extension ObjectPredicate {
     /// Replaces `$VARIABLE`s with values (`withSubstitutionVariables` in Core Data).
     ///
     /// Variables bound by a `SUBQUERY` are left alone.
+    /// - Parameter values: variable name (without `$`) → value.
+    /// - Returns: the predicate with the values in place.
     /// - Throws: ``ObjectPredicateError`` with code `missingVariable`, naming the first variable that has no value.
     public func substituting(_ values: [String: PredicateConstant]) throws(ObjectPredicateError) -> ObjectPredicate {
         var substitution = Substitution(values: values)
@@ -9,6 +11,8 @@ extension ObjectPredicate {
     }
 
     /// Replaces the `$VARIABLE`s that have values and leaves the others in place.
+    /// - Parameter values: variable name (without `$`) → value.
+    /// - Returns: the predicate with those values in place.
     public func substitutingAvailable(_ values: [String: PredicateConstant]) -> ObjectPredicate {
         var substitution = Substitution(values: values, leavesMissing: true)
         return (try? substitution.predicate(self)) ?? self
@@ -24,6 +28,9 @@ extension ObjectPredicate {
 
 extension ObjectExpression {
     /// Replaces `$VARIABLE`s with values.
+    /// - Parameter values: variable name (without `$`) → value.
+    /// - Returns: the expression with the values in place.
+    /// - Throws: ``ObjectPredicateError`` `missingVariable` naming the first variable without a value.
     public func substituting(_ values: [String: PredicateConstant]) throws(ObjectPredicateError) -> ObjectExpression {
         var substitution = Substitution(values: values)
         return try substitution.expression(self)

@@ -16,6 +16,7 @@ public enum PredicateConstant: Sendable, Hashable {
     case array([PredicateConstant])
 
     /// The constant for an attribute value (composites become null).
+    /// - Parameter value: the attribute value.
     public init(_ value: AttributeValue) {
         switch value {
         case .null, .composite: self = .null

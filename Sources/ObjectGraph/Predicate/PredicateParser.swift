@@ -3,6 +3,9 @@ import Foundation
 extension ObjectPredicate {
     /// Parses a predicate format string, filling format specifiers from `arguments`.
     ///
+    /// - Parameters:
+    ///   - format: the format string.
+    ///   - arguments: values for its `%@`, `%d`, `%f` and `%K` specifiers, in order.
     /// - Throws: ``PredicateSyntaxError`` naming the offset, what was found and what was expected; a missing format
     ///   argument is a syntax error at its specifier.
     public init(format: String, _ arguments: FormatArgument...) throws(PredicateSyntaxError) {
@@ -10,6 +13,10 @@ extension ObjectPredicate {
     }
 
     /// Parses a predicate format string with an array of format arguments.
+    /// - Parameters:
+    ///   - format: the format string.
+    ///   - arguments: values for its specifiers, in order.
+    /// - Throws: ``PredicateSyntaxError`` naming the offset of the problem.
     public init(format: String, arguments: [FormatArgument]) throws(PredicateSyntaxError) {
         var parser = try PredicateParser(format: format, arguments: arguments)
         self = try parser.parseWhole()
@@ -18,6 +25,10 @@ extension ObjectPredicate {
 
 extension ObjectExpression {
     /// Parses a single expression (e.g. `salary * 1.1`, `@sum.price`, `max:(values)`).
+    /// - Parameters:
+    ///   - format: the expression's text.
+    ///   - arguments: values for its specifiers, in order.
+    /// - Throws: ``PredicateSyntaxError`` naming the offset of the problem.
     public init(format: String, _ arguments: FormatArgument...) throws(PredicateSyntaxError) {
         var parser = try PredicateParser(format: format, arguments: arguments)
         self = try parser.parseWholeExpression()

@@ -21,6 +21,7 @@ public enum PredicateValue {
 
     /// The value for an attribute value; a composite value becomes a dictionary of its members, so that key paths
     /// such as `magnitude.richter` reach them.
+    /// - Parameter value: the attribute value.
     public init(_ value: AttributeValue) {
         if case .composite(let members) = value {
             self = .dictionary(members.mapValues { PredicateValue($0) })
@@ -68,6 +69,8 @@ public enum PredicateValue {
 
     /// Reads a key: a dictionary entry, an object's property, or — for a collection — the key of every element
     /// (nested collections are flattened, so a path through several to-many relationships yields one collection).
+    /// - Parameter key: the key.
+    /// - Returns: the value; ``null`` for a key a dictionary lacks.
     /// - Throws: ``ObjectPredicateError`` when an object cannot give the key's value.
     public func value(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         switch self {
@@ -89,6 +92,10 @@ public enum PredicateValue {
 
 extension PredicateValue: Equatable {
     /// Structural equality: same kind and value; objects by identity; collections element by element.
+    /// - Parameters:
+    ///   - lhs: one value.
+    ///   - rhs: the other.
+    /// - Returns: whether they are equal.
     public static func == (lhs: PredicateValue, rhs: PredicateValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true

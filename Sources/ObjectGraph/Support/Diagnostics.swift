@@ -6,6 +6,10 @@ public enum Diagnostics {
 
     /// `text` as a message may quote it: whole up to ``quoteLimit`` characters; otherwise its start and end with the
     /// number of characters left out between them. Control characters are shown escaped.
+    /// - Parameters:
+    ///   - text: the text to quote.
+    ///   - limit: the most characters shown.
+    /// - Returns: the text as a message shows it.
     public static func quote(_ text: String, limit: Int = quoteLimit) -> String {
         var shown = text
         if text.count > limit {

@@ -112,6 +112,7 @@ public final class UndoManager {
     public var redoActionName: String { redoStack.last?.actionName ?? "" }
 
     /// Names the current group (shown as "Undo <name>" in menus).
+    /// - Parameter name: the action's name.
     public func setActionName(_ name: String) {
         if let openGroup {
             var top = openGroup
@@ -162,6 +163,9 @@ public final class UndoManager {
     // MARK: - Registration
 
     /// Records `handler` to run on undo. `target` lets ``removeAllActions(withTarget:)`` find it.
+    /// - Parameters:
+    ///   - target: the object the action is about.
+    ///   - handler: the action, given the target.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard disableCount == 0 else { return }
         if openGroup == nil {
@@ -253,6 +257,7 @@ public final class UndoManager {
     }
 
     /// Forgets the actions registered with `target`.
+    /// - Parameter target: the object whose actions to forget.
     public func removeAllActions(withTarget target: AnyObject) {
         let id = ObjectIdentifier(target)
         func filter(_ group: Group) {

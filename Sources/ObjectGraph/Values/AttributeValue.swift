@@ -116,6 +116,8 @@ extension AttributeValue {
     /// Integers widen and narrow when the value fits; numbers with no fraction become integers; booleans become
     /// 0 or 1 and 0 or 1 become booleans; strings parse as the target type (see ``init(parsing:as:)``); a
     /// number becomes a date as seconds since the reference date. ``null`` converts to ``null``.
+    /// - Parameter type: the attribute type.
+    /// - Returns: the value, of that type.
     /// - Throws: ``ValueConversionError`` when the conversion would lose information or makes no sense.
     public func converted(to type: AttributeType) throws(ValueConversionError) -> AttributeValue {
         if isNull || self.type == type { return self }
@@ -183,7 +185,7 @@ extension AttributeValue {
             if case .binary(let d) = self { return .transformable(d) }
             throw fail("only binary data becomes a transformable value")
         case .uuid:
-            if case .binary(let d) = self, d.count == 16 { return .uuid(UUID(bytes: d)) }
+            if case .binary(let d) = self, let uuid = UUID(bytes: d) { return .uuid(uuid) }
             throw fail("only a UUID string or 16 bytes become a UUID")
         case .uri:
             if case .objectID(let u) = self { return .uri(u) }
@@ -229,6 +231,9 @@ extension AttributeValue {
     /// Integers accept decimal text (and `YES`/`NO`); floating types accept any decimal or exponent form; booleans
     /// accept `YES NO TRUE FALSE 1 0` and numbers (non-zero is true, as Xcode's `0.0` shows); dates accept seconds
     /// since the reference date, ISO 8601, or Xcode's `yyyy-MM-dd HH:mm:ss Z`; UUIDs their string form; URIs any URL.
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - type: the attribute type.
     /// - Throws: ``ValueConversionError`` when the text is not a value of that type.
     public init(parsing text: String, as type: AttributeType) throws(ValueConversionError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -355,8 +360,9 @@ extension UUID {
     }
 
     /// A UUID from exactly 16 bytes.
-    public init(bytes: Data) {
-        precondition(bytes.count == 16, "a UUID has 16 bytes")
+    /// - Parameter bytes: the UUID's bytes, in order; any other length gives `nil`.
+    public init?(bytes: Data) {
+        guard bytes.count == 16 else { return nil }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
         self.init(uuid: raw)
@@ -367,6 +373,11 @@ extension AttributeValue {
     /// `value` converted losslessly to the type of `attribute`. Undefined attributes take any value; composite values
     /// are checked member by member against their ``CompositeDescription`` (unknown members are an error, null members
     /// are dropped, and a composite whose members are all null is ``null``).
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - attribute: the attribute.
+    ///   - composites: the model's composites, by name.
+    /// - Returns: the value, of the attribute's type.
     /// - Throws: ``ValueConversionError`` when the value does not fit.
     public static func converted(
         _ value: AttributeValue, to attribute: AttributeDescription, composites: [String: CompositeDescription]
@@ -404,6 +415,10 @@ extension AttributeValue {
     /// Puts a member value of a composite attribute at its path (`["position", "x"]`) in nested member
     /// dictionaries, making the intermediate composites it needs: how stores that keep members apart (a column or
     /// an XML attribute each) put a composite value back together.
+    /// - Parameters:
+    ///   - value: the member's value.
+    ///   - path: the member's path below the attribute.
+    ///   - members: the composite's members so far.
     public static func insertMember(
         _ value: AttributeValue, at path: ArraySlice<String>, into members: inout [String: AttributeValue]
     ) {

@@ -78,6 +78,7 @@ public enum PropertyList: Sendable, Hashable {
     }
 
     /// The value under `key`, for dictionaries.
+    /// - Parameter key: the key.
     public subscript(key: String) -> PropertyList? {
         dictionary?[key]
     }
