@@ -8,10 +8,7 @@ struct PublicDocumentationTests {
     /// a documentation comment, as `file:line: declaration`.
     static func undocumented(in folder: URL) throws -> [String] {
         var missing: [String] = []
-        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
-        while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift" else { continue }
-            let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        for (file, lines) in try swiftFiles(in: folder) {
             for (index, line) in lines.enumerated() {
                 let text = line.drop { $0 == " " }
                 let words = text.split(separator: " ").drop { $0.hasPrefix("@") }
@@ -29,6 +26,17 @@ struct PublicDocumentationTests {
         return missing
     }
 
+    /// Every Swift file under `folder`, with its lines.
+    static func swiftFiles(in folder: URL) throws -> [(URL, [String])] {
+        var found: [(URL, [String])] = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            found.append((file, try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")))
+        }
+        return found
+    }
+
     /// A line of attributes only (`@MainActor`, `@available(macOS 15, *)`), which sits between a comment and its
     /// declaration.
     static func isAttributeLine(_ line: String) -> Bool {
@@ -40,12 +48,9 @@ struct PublicDocumentationTests {
     /// `- Throws:` while they throw, as `file:line: what is missing`.
     static func missingSections(in folder: URL) throws -> [String] {
         var missing: [String] = []
-        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
         let declaration =
             #"^\s*(@\w+(\([^)]*\))?\s+)*(public|open)\s+((static|class|override|mutating|convenience|required|final|nonisolated)\s+)*(func\s+[^\s(<]+|init[?!]?|subscript)\s*(<[^>]*>)?\("#
-        while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift", !file.path.contains("/DocUtilCLI/") else { continue }
-            let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+        for (file, lines) in try swiftFiles(in: folder) where !file.path.contains("/DocUtilCLI/") {
             for (index, line) in lines.enumerated() {
                 guard let kind = line.range(of: declaration, options: .regularExpression) else { continue }
                 let isFunction = line[kind].contains("func ")

@@ -42,6 +42,8 @@ public enum ScratchFolders {
     /// Removes a scratch folder made by ``make(prefix:)``.
     /// - Parameter url: the folder.
     public static func remove(_ url: URL) {
+        // Cleanup of our own scratch space: what the user gets is already written or reported; a folder that
+        // cannot be removed now is swept by the next run (sweepStale).
         try? FileManager.default.removeItem(at: url)
         unregister(url)
     }
@@ -75,7 +77,8 @@ public enum ScratchFolders {
             // Names are judged before any path is made: most entries are other programs' (or tests') folders.
             let folder = { temporary.appendingPathComponent(name) }
             if UUID(uuidString: String(rest)) != nil {
-                // An earlier version's folder: no process ID to check, so only old ones go.
+                // An earlier version's folder: no process ID to check, so only old ones go. One whose date cannot be
+                // read is left alone (sweeping never removes what it cannot judge).
                 guard
                     let modified = (try? FileManager.default.attributesOfItem(atPath: folder().path))?[
                         .modificationDate]
@@ -87,6 +90,7 @@ public enum ScratchFolders {
             } else {
                 continue
             }
+            // A stale folder that cannot be removed stays for a later sweep; only the count reported changes.
             if (try? FileManager.default.removeItem(at: folder())) != nil { removed += 1 }
         }
         return removed
