@@ -10,12 +10,55 @@ extension SQLiteStore {
     /// - Returns: Matching object IDs.
     /// - Throws: `StoreError` when the SQL fails.
     public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
-        guard let entity = entityNames.first, schema.entities[entity] != nil else { return [] }
+        guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.Z_PK, t0.Z_ENT") else {
+            return []
+        }
+        let (sql, bindings, table, complete, sortedInSQL) = selection
+        var ids: [ManagedObjectID] = []
+        do {
+            try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
+                ids.append(try objectID(statement, key: 0, entity: 1, table: table))
+            }
+        } catch {
+            throw storeError(error)
+        }
+        if complete && (sortedInSQL || request.sortDescriptors.isEmpty) { return ids }
+        return try matchingInMemory(request, ids, complete: complete)
+    }
+
+    /// The stored state of the objects a fetch request selects, in its order: read by the one statement that selects
+    /// them when SQL expresses the whole predicate and order, else through their IDs.
+    /// - Parameters:
+    ///   - request: The fetch request.
+    ///   - entityNames: The entity and the sub-entities to include.
+    /// - Returns: The matching objects' snapshots.
+    /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
+    public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
+        guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return [] }
+        let (sql, bindings, table, complete, sortedInSQL) = selection
+        guard complete && (sortedInSQL || request.sortDescriptors.isEmpty) else {
+            return try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+        }
+        var result: [ObjectSnapshot] = []
+        do {
+            try readRows(sql, bindings, table: table) { result.append($0) }
+        } catch {
+            throw storeError(error)
+        }
+        return result
+    }
+
+    /// The statement selecting a request's rows (`columns` of them) in its order, as far as SQL expresses it: the
+    /// SQL, its bindings, the root table, whether the predicate is wholly in SQL and whether the order is.
+    private func selection(for request: FetchRequest, entityNames: [String], columns: String) -> (
+        sql: String, bindings: [SQLiteValue], table: String, complete: Bool, sortedInSQL: Bool
+    )? {
+        guard let entity = entityNames.first, schema.entities[entity] != nil else { return nil }
         let table = schema.table(of: entity)
         let kinds = schema.numbers(of: entityNames)
         var translator = SQLTranslator(schema: schema)
         var sql =
-            "SELECT t0.Z_PK, t0.Z_ENT FROM \(table) t0 WHERE t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+            "SELECT \(columns) FROM \(table) t0 WHERE t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
         var complete = true
         if let predicate = request.predicate {
             let (condition, whole) = translator.narrowing(predicate, entity: request.entityName, alias: "t0")
@@ -45,16 +88,15 @@ extension SQLiteStore {
         } else {
             sql += " ORDER BY t0.Z_PK"
         }
-        var ids: [ManagedObjectID] = []
-        do {
-            try database.query(sql, translator.bindings) { (statement) throws(SQLiteStoreError) in
-                ids.append(try objectID(statement, key: 0, entity: 1, table: table))
-            }
-        } catch {
-            throw storeError(error)
-        }
-        if complete && (sortedInSQL || request.sortDescriptors.isEmpty) { return ids }
-        // Evaluate what SQL could not express on the narrowed rows.
+        return (sql, translator.bindings, table, complete, sortedInSQL)
+    }
+
+    /// The IDs among `ids` (rows SQL narrowed down) that match the whole request, in its order: what SQL could not
+    /// express, evaluated in memory.
+    /// `complete` says SQL expressed the whole predicate (only the order is left).
+    private func matchingInMemory(_ request: FetchRequest, _ ids: [ManagedObjectID], complete: Bool)
+        throws(StoreError) -> [ManagedObjectID]
+    {
         let resolver = RowResolver(store: self)
         var candidates: [PredicateValue] = []
         for snapshot in try snapshots(for: ids) { candidates.append(.object(RowView(snapshot, resolver: resolver))) }
@@ -91,15 +133,21 @@ extension SQLiteStore {
         found.reserveCapacity(ids.count)
         do {
             for (table, tableIDs) in byTable {
-                var start = 0
-                while start < tableIDs.count {
-                    let batch = tableIDs[start..<min(start + 500, tableIDs.count)]
-                    start += 500
-                    let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ", ")
-                    try readRows(
-                        "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", batch.map { .integer($0.primaryKey) },
-                        table: table
-                    ) { snapshot in found[snapshot.objectID] = snapshot }
+                let wanted = Set(tableIDs.lazy.map(\.primaryKey))
+                for chunk in KeyChunks(tableIDs.map(\.primaryKey)) {
+                    switch chunk {
+                    case .range(let lower, let upper):
+                        try readRows(
+                            "SELECT * FROM \(table) WHERE Z_PK BETWEEN ? AND ?", [.integer(lower), .integer(upper)],
+                            table: table, keeping: wanted.contains
+                        ) { snapshot in found[snapshot.objectID] = snapshot }
+                    case .list(let keys):
+                        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+                        try readRows(
+                            "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", keys.map { .integer($0) },
+                            table: table
+                        ) { snapshot in found[snapshot.objectID] = snapshot }
+                    }
                 }
             }
         } catch {
@@ -210,21 +258,31 @@ extension SQLiteStore {
     /// Reads rows (every column of a root table) into snapshots; to-many relationships are left as faults.
     /// - Throws: ``SQLiteStoreError`` for a row with a bad key or entity number, or a value that does not fit its
     ///   attribute (unless the store reads leniently, when the value is kept raw and a warning recorded).
+    /// - Parameter keeping: Whether a row's key is one the caller asked for; other rows are skipped unread (a read of
+    ///   a key range meets rows in between).
     func readRows(
-        _ sql: String, _ bindings: [SQLiteValue], table: String, _ body: (ObjectSnapshot) -> Void
+        _ sql: String, _ bindings: [SQLiteValue], table: String, keeping: ((Int64) -> Bool)? = nil,
+        _ body: (ObjectSnapshot) -> Void
     ) throws(SQLiteStoreError) {
-        var columns: [String: Int32]? = nil
+        // The statement's columns, found once (not per row).
+        var layout: (columns: [String: Int32], key: Int32, entity: Int32, version: Int32?)? = nil
         var plans: [Int64: RowPlan] = [:]
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
-            if columns == nil {
+            if layout == nil {
                 var found: [String: Int32] = [:]
                 for i in 0..<sqlite3_column_count(statement) {
                     found[String(cString: sqlite3_column_name(statement, i))] = i
                 }
-                columns = found
+                guard let key = found["Z_PK"], let entity = found["Z_ENT"] else {
+                    throw SQLiteStoreError(.malformed, path: database.path, "\(table) has no Z_PK or Z_ENT column")
+                }
+                layout = (found, key, entity, found["Z_OPT"])
             }
-            guard let columns, let pkIndex = columns["Z_PK"], let entIndex = columns["Z_ENT"] else {
-                throw SQLiteStoreError(.malformed, path: database.path, "\(table) has no Z_PK or Z_ENT column")
+            guard let (columns, pkIndex, entIndex, versionIndex) = layout else { return }
+            if let keeping, sqlite3_column_type(statement, pkIndex) == SQLITE_INTEGER,
+                !keeping(sqlite3_column_int64(statement, pkIndex))
+            {
+                return
             }
             let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
             let ent = sqlite3_column_int64(statement, entIndex)
@@ -239,7 +297,7 @@ extension SQLiteStore {
                 plan = made
             }
             var snapshot = ObjectSnapshot(
-                objectID: id, version: columns["Z_OPT"].map { sqlite3_column_int64(statement, $0) } ?? 1)
+                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1)
             snapshot.attributes.reserveCapacity(plan.attributes.count)
             for attribute in plan.attributes {
                 let value: AttributeValue
@@ -377,37 +435,64 @@ extension SQLiteStore {
                 ownerByKey[owner.primaryKey] = owner
                 result[owner] = []
             }
-            var start = 0
-            while start < owners.count {
-                let chunk = owners[start..<min(start + 500, owners.count)]
-                start += 500
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for chunk in KeyChunks(owners.map(\.primaryKey)) {
+                // Rows of a key range whose owner was not asked for (an object of another entity in the same table)
+                // are skipped; an owner asked for is always in `ownerByKey`.
+                let condition: String
+                let bindings: [SQLiteValue]
+                let isRange: Bool
+                switch chunk {
+                case .range(let lower, let upper):
+                    (condition, bindings, isRange) = ("BETWEEN ? AND ?", [.integer(lower), .integer(upper)], true)
+                case .list(let keys):
+                    let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+                    (condition, bindings, isRange) = ("IN (\(marks))", keys.map { .integer($0) }, false)
+                }
                 let sql: String
                 switch storage {
                 case .inverseKey(_, let column, let order):
                     sql =
-                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) IN (\(marks)) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
+                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
                 case .hiddenKey(_, let column):
                     sql =
-                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) IN (\(marks)) ORDER BY \(q(column)), Z_PK"
+                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
                 case .joinTable(let table, let source, let target, let order):
+                    // Ordered by the join table's own columns (d.Z_PK equals the target), which its primary key
+                    // index gives without sorting.
                     sql =
-                        "SELECT d.Z_PK, d.Z_ENT, j.\(q(source)) FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) IN (\(marks)) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")d.Z_PK"
+                        "SELECT d.Z_PK, d.Z_ENT, j.\(q(source)) FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))"
                 }
+                // Rows come grouped by owner: each owner's list is built apart and stored once, and an entity is
+                // checked against the destination once per run of rows of that entity.
+                var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
+                var checkedEntity = ""
                 do {
-                    try database.query(sql, chunk.map { .integer($0.primaryKey) }) {
+                    try database.query(sql, bindings) {
                         (statement) throws(SQLiteStoreError) in
+                        let ownerKey = sqlite3_column_int64(statement, 2)
+                        if run?.key != ownerKey {
+                            if let done = run, let owner = done.owner { result[owner] = done.ids }
+                            run = (ownerKey, ownerByKey[ownerKey], [])
+                        }
+                        if isRange, run?.owner == nil { return }
                         if skipsLeniently(statement, entity: 1, destination: destination) { return }
                         let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
-                        guard model.entity(found.entityName, isKindOf: destination),
-                            let owner = ownerByKey[sqlite3_column_int64(statement, 2)]
-                        else {
+                        if found.entityName != checkedEntity {
+                            guard model.entity(found.entityName, isKindOf: destination) else {
+                                throw SQLiteStoreError(
+                                    .malformed, path: database.path,
+                                    "\(entityName).\(name) holds \(found), which is not a \(destination)")
+                            }
+                            checkedEntity = found.entityName
+                        }
+                        guard run?.owner != nil else {
                             throw SQLiteStoreError(
                                 .malformed, path: database.path,
-                                "\(entityName).\(name) holds \(found), which is not a \(destination)")
+                                "\(entityName).\(name): the store returned \(found) for an object not asked for")
                         }
-                        result[owner, default: []].append(found)
+                        run?.ids.append(found)
                     }
+                    if let done = run, let owner = done.owner { result[owner] = done.ids }
                 } catch {
                     throw storeError(error)
                 }

@@ -87,7 +87,9 @@ enum SQLiteValueCoding {
             // NUMERIC affinity stored the decimal's text as a REAL: its shortest text is the decimal (an exponent
             // form goes the long way).
             let text = "\(v)"
-            if v.isFinite, !text.contains("e"), let d = DecimalText.parse(text) { return .decimal(d) }
+            if v.isFinite, !text.utf8.contains(UInt8(ascii: "e")), let d = DecimalText.parse(text) {
+                return .decimal(d)
+            }
             guard v.isFinite, let d = try? AttributeValue(parsing: text, as: .decimal) else {
                 throw mismatch("a finite decimal number")
             }

@@ -74,7 +74,7 @@ final class EntityOutputPlan {
         out.append(byte: UInt8(ascii: ","))
         out.newline(level + 1)
         out.append("\"uri\": ")
-        out.append(string: uris.text(object.objectID))
+        uris.write(object.objectID, to: &out)
         out.append(byte: UInt8(ascii: ","))
         out.newline(level + 1)
         out.append("\"values\": ")
@@ -88,7 +88,7 @@ final class EntityOutputPlan {
                 out.append(": ")
                 switch member {
                 case .attribute(let slot):
-                    ObjectOutput.json(try object.attributeValue(atSlot: slot)).write(to: &out, indent: level + 2)
+                    out.append(value: try object.attributeValue(atSlot: slot), indent: level + 2)
                 case .relationship(let slot, let toMany, let ordered):
                     var ids = try object.objectIDs(atSlot: slot)
                     if toMany {
@@ -101,14 +101,14 @@ final class EntityOutputPlan {
                             out.append(byte: UInt8(ascii: "["))
                             for (j, id) in ids.enumerated() {
                                 out.newline(level + 3)
-                                out.append(string: uris.text(id))
+                                uris.write(id, to: &out)
                                 if j < ids.count - 1 { out.append(byte: UInt8(ascii: ",")) }
                             }
                             out.newline(level + 2)
                             out.append(byte: UInt8(ascii: "]"))
                         }
                     } else if let id = ids.first {
-                        out.append(string: uris.text(id))
+                        uris.write(id, to: &out)
                     } else {
                         out.append("null")
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// A JSON value whose objects keep their keys in the order given, so output is stable and reads naturally.
 enum JSONValue: Equatable {
@@ -96,6 +97,25 @@ struct JSONBytes {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// Bytes copied as they are.
+    mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
+
+    /// A UUID as a JSON string in `uuidString`'s form (upper-case hexadecimal, `8-4-4-4-12`).
+    mutating func append(uuid: UUID) {
+        let hex: StaticString = "0123456789ABCDEF"
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            hex.withUTF8Buffer { digits in
+                for (i, byte) in raw.enumerated() {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { bytes.append(UInt8(ascii: "-")) }
+                    bytes.append(digits[Int(byte >> 4)])
+                    bytes.append(digits[Int(byte & 15)])
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// A line break and two spaces per level.
     mutating func newline(_ level: Int) {
         bytes.append(UInt8(ascii: "\n"))
@@ -111,6 +131,24 @@ struct JSONBytes {
             magnitude /= 10
         } while magnitude > 0
         bytes[start...].reverse()
+    }
+
+    /// An attribute's value as dump writes it (``ObjectOutput/json(_:)-(AttributeValue)`` then `write(to:indent:)`,
+    /// the same bytes), without building a ``JSONValue`` for the common types.
+    mutating func append(value: AttributeValue, indent: Int) {
+        switch value {
+        case .null: append("null")
+        case .integer16(let v): append(integer: Int64(v))
+        case .integer32(let v): append(integer: Int64(v))
+        case .integer64(let v): append(integer: v)
+        case .boolean(let b): append(b ? "true" : "false")
+        case .string(let s): append(string: s)
+        case .double(let d) where d.isFinite: append(d.description)
+        case .date(let d): append(string: ISO8601.string(d))
+        case .decimal: append(string: value.literalText)
+        case .uuid(let u): append(uuid: u)
+        default: ObjectOutput.json(value).write(to: &self, indent: indent)
+        }
     }
 
     /// A JSON string: quoted, with `"`, `\\` and control characters escaped.

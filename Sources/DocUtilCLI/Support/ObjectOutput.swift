@@ -207,27 +207,49 @@ enum ObjectOutput {
 
 /// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity.
 final class URIText {
-    private var prefixes: [String: [String: String]] = [:]
+    /// A store's and an entity's prefix, as text and as the bytes of a JSON string's start (`"x-coredata://…/p`).
+    private struct Prefix {
+        let store: String
+        let entity: String
+        let text: String
+        let quoted: [UInt8]
+    }
+
+    /// The prefixes made so far, the latest first. Documents have few entities: a short scan comparing strings (which
+    /// compare by storage first, and IDs of one store share theirs) is cheaper than hashing them.
+    private var prefixes: [Prefix] = []
 
     /// `x-coredata://UUID/Entity/pN`, exactly as ``ManagedObjectID/uriString`` writes it.
-    private var last: (store: String, entity: String, prefix: String)?
-
     func text(_ id: ManagedObjectID) -> String {
-        guard !id.isTemporary, let store = id.storeIdentifier else { return id.description }
-        // Runs of IDs of one entity are the rule (objects are written sorted): compare before hashing.
-        if let last, last.entity == id.entityName, last.store == store {
-            return last.prefix + String(id.primaryKey)
+        guard let prefix = prefix(id) else { return id.description }
+        return prefix.text + String(id.primaryKey)
+    }
+
+    /// The URI as a JSON string, appended to `out` without making a string of it.
+    func write(_ id: ManagedObjectID, to out: inout JSONBytes) {
+        guard let prefix = prefix(id) else {
+            out.append(string: id.description)
+            return
         }
-        let prefix: String
-        if let known = prefixes[store]?[id.entityName] {
-            prefix = known
-        } else {
-            let full = id.uriString
-            prefix = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
-            prefixes[store, default: [:]][id.entityName] = prefix
+        // The prefix is percent-encoded (only unreserved characters, `%`, `:` and `/`): nothing in it needs escaping.
+        out.append(bytes: prefix.quoted)
+        out.append(integer: id.primaryKey)
+        out.append(byte: UInt8(ascii: "\""))
+    }
+
+    /// The prefix of a permanent ID.
+    private func prefix(_ id: ManagedObjectID) -> Prefix? {
+        guard !id.isTemporary, let store = id.storeIdentifier else { return nil }
+        for (i, known) in prefixes.enumerated() where known.entity == id.entityName && known.store == store {
+            if i > 0 { prefixes.swapAt(i, i - 1) }
+            return known
         }
-        last = (store, id.entityName, prefix)
-        return prefix + String(id.primaryKey)
+        let full = id.uriString
+        let text = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
+        let made = Prefix(
+            store: store, entity: id.entityName, text: text, quoted: [UInt8(ascii: "\"")] + Array(text.utf8))
+        prefixes.insert(made, at: 0)
+        return made
     }
 }
 

@@ -9,6 +9,10 @@ public protocol IncrementalStore: PersistentStore {
     func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID]
     /// The stored state of objects (missing ones are left out).
     func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot]
+    /// The stored state of the objects of `entityNames` that match the request, in its order (without offset and
+    /// limit), in as few requests as the store can: a store that selects rows and their values in one statement need
+    /// not find the IDs first.
+    func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot]
     /// The destinations of a to-many relationship the store left as a fault in a snapshot.
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
     /// The destinations of one to-many relationship of many objects (of one entity), in as few requests as the store
@@ -26,6 +30,17 @@ public protocol IncrementalStore: PersistentStore {
 }
 
 extension IncrementalStore {
+    /// The IDs first (``objectIDs(for:entityNames:)``), then their rows (``snapshots(for:)``); stores that can do
+    /// better implement it.
+    /// - Parameters:
+    ///   - request: the fetch request.
+    ///   - entityNames: the entity and the sub-entities to include.
+    /// - Returns: the matching objects' snapshots, in the request's order.
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
+        try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+    }
+
     /// One request per object; stores that can do better implement it.
     /// - Parameters:
     ///   - ids: the objects.

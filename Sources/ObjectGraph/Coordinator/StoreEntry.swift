@@ -115,9 +115,13 @@ final class StoreEntry: @unchecked Sendable {
         _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot]
     ) throws(StoreError) -> [ObjectSnapshot] {
         if let incremental = store as? any IncrementalStore {
-            let ids = try incremental.objectIDs(
+            let fetched = try incremental.snapshots(
                 for: request, entityNames: entityNames.filter(self.entityNames.contains))
-            return try snapshots(of: ids, from: incremental, rowCache: &rowCache)
+            // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
+            let result = rowCache.isEmpty ? fetched : fetched.map { rowCache[$0.objectID] ?? $0 }
+            CoordinatorState.cache(
+                rowCache.isEmpty ? fetched : fetched.filter { rowCache[$0.objectID] == nil }, in: &rowCache)
+            return result
         }
         let kinds = Set(entityNames)
         var candidates = objects.values.filter { kinds.contains($0.objectID.entityName) }
