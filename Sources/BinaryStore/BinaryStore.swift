@@ -52,7 +52,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     /// - Returns: The store's identifier, metadata and object snapshots.
     /// - Throws: `StoreError` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
-        let url = description.url!
+        guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
         guard FileManager.default.fileExists(atPath: url.path) else {
             metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
@@ -77,7 +77,8 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         let data = try encoder.encode(
             snapshots: contents.snapshots, uuid: identifier, metadata: newMetadata,
             compress: description.options["compress"] == "YES")
-        let transaction = try AtomicFileWriter.prepare(data, for: description.url!)
+        guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
+        let transaction = try AtomicFileWriter.prepare(data, for: url)
         return Commit(transaction: transaction) { [self] in metadata = newMetadata }
     }
 

@@ -57,8 +57,13 @@ extension SQLiteStore {
         let table = schema.table(of: entity)
         let kinds = schema.numbers(of: entityNames)
         var translator = SQLTranslator(schema: schema)
+        // When the request covers every entity stored in the table, the Z_ENT index would only add a lookup per row
+        // to a scan of the whole table: `+` keeps SQLite's planner from choosing it (rows of an entity the model
+        // lacks are still left out).
+        let root = schema.entities[entity]?.root
+        let wholeTable = schema.entities.values.allSatisfy { $0.root != root || kinds.contains($0.number) }
         var sql =
-            "SELECT \(columns) FROM \(table) t0 WHERE t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+            "SELECT \(columns) FROM \(table) t0 WHERE \(wholeTable ? "+" : "")t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
         var complete = true
         if let predicate = request.predicate {
             let (condition, whole) = translator.narrowing(predicate, entity: request.entityName, alias: "t0")

@@ -59,7 +59,7 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     /// - Returns: The store's identifier, metadata and object snapshots.
     /// - Throws: `StoreError` naming the file and the place when the file cannot be read or a value does not fit the model.
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
-        let url = description.url!
+        guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         guard FileManager.default.fileExists(atPath: url.path) else {
             metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
@@ -100,7 +100,7 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
     public func prepareWrite(
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {
-        let url = description.url!
+        guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         let highest = contents.snapshots.map(\.objectID.primaryKey).max() ?? 0
         let next = max(nextObjectID, highest)
         let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)

@@ -36,8 +36,9 @@ struct XMLStoreDecoder {
         func uri(_ entity: String, _ id: Int64) -> String {
             ManagedObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: id).uriString
         }
-        var entityOfObject: [Int64: String] = [:]
-        entityOfObject.reserveCapacity(raw.objects.count)
+        // One ID per object, shared by the object and every reference to it.
+        var idOfObject: [Int64: ManagedObjectID] = [:]
+        idOfObject.reserveCapacity(raw.objects.count)
         var skipped: Set<Int> = []
         for (index, object) in raw.objects.enumerated() {
             guard let layout = entityByType[object.type] ?? entityByType[object.type.uppercased()] else {
@@ -49,14 +50,15 @@ struct XMLStoreDecoder {
                 skipped.insert(index)
                 continue
             }
-            if entityOfObject[object.id] != nil {
+            if idOfObject[object.id] != nil {
                 try report(
                     .xml(path, line: object.line, "object id z\(object.id) is used twice"), .primaryKey,
                     uri(layout.name, object.id))
                 skipped.insert(index)
                 continue
             }
-            entityOfObject[object.id] = layout.name
+            idOfObject[object.id] = ManagedObjectID(
+                entityName: layout.name, storeIdentifier: storeIdentifier, primaryKey: object.id)
         }
         var lowerAttributes: [String: [String: AttributeDescription]] = [:]
         var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
@@ -69,15 +71,16 @@ struct XMLStoreDecoder {
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
         for (index, object) in raw.objects.enumerated() where !skipped.contains(index) {
-            guard let entityName = entityOfObject[object.id] else { continue }
-            let here = uri(entityName, object.id)
-            var snapshot = ObjectSnapshot(
-                objectID: ManagedObjectID(
-                    entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: object.id))
-            let attributes = lowerAttributes[entityName]!
-            let relationships = lowerRelationships[entityName]!
+            guard let id = idOfObject[object.id] else { continue }
+            let entityName = id.entityName
+            // The object's URI, made only for a problem report.
+            var here: String { id.uriString }
+            var snapshot = ObjectSnapshot(objectID: id)
+            snapshot.attributes.reserveCapacity(object.attributes.count)
+            let attributes = lowerAttributes[entityName] ?? [:]
+            let relationships = lowerRelationships[entityName] ?? [:]
             for attribute in object.attributes {
-                if attribute.name.contains(".") {
+                if attribute.name.utf8.contains(UInt8(ascii: ".")) {
                     do {
                         try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
                     } catch {
@@ -117,7 +120,7 @@ struct XMLStoreDecoder {
                 }
                 var ids: [ManagedObjectID] = []
                 for ref in relationship.refs {
-                    guard let destination = entityOfObject[ref] else {
+                    guard let destination = idOfObject[ref] else {
                         guard collecting else {
                             throw .xml(
                                 path, line: object.line,
@@ -130,8 +133,7 @@ struct XMLStoreDecoder {
                                 primaryKey: ref))
                         continue
                     }
-                    ids.append(
-                        ManagedObjectID(entityName: destination, storeIdentifier: storeIdentifier, primaryKey: ref))
+                    ids.append(destination)
                 }
                 if description.isToMany {
                     snapshot.toMany[description.name] = ids

@@ -119,7 +119,7 @@ struct JSONBytes {
     /// A line break and two spaces per level.
     mutating func newline(_ level: Int) {
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<(level * 2) { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Swift.max(0, level * 2)))
     }
 
     mutating func append(integer value: Int64) {

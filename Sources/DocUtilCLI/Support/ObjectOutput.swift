@@ -208,11 +208,18 @@ enum ObjectOutput {
 /// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity.
 final class URIText {
     /// A store's and an entity's prefix, as text and as the bytes of a JSON string's start (`"x-coredata://…/p`).
-    private struct Prefix {
+    private final class Prefix {
         let store: String
         let entity: String
         let text: String
         let quoted: [UInt8]
+
+        init(store: String, entity: String, text: String) {
+            self.store = store
+            self.entity = entity
+            self.text = text
+            quoted = [UInt8(ascii: "\"")] + Array(text.utf8)
+        }
     }
 
     /// The prefixes made so far, the latest first. Documents have few entities: a short scan comparing strings (which
@@ -246,8 +253,7 @@ final class URIText {
         }
         let full = id.uriString
         let text = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
-        let made = Prefix(
-            store: store, entity: id.entityName, text: text, quoted: [UInt8(ascii: "\"")] + Array(text.utf8))
+        let made = Prefix(store: store, entity: id.entityName, text: text)
         prefixes.insert(made, at: 0)
         return made
     }

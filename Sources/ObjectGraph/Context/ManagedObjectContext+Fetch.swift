@@ -26,6 +26,7 @@ extension ManagedObjectContext {
                 if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
             }
+            reserveRegistrations(ids.count)
             do {
                 results = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
             } catch {
@@ -40,6 +41,7 @@ extension ManagedObjectContext {
                 throw .store(error)
             }
             results.reserveCapacity(snapshots.count)
+            reserveRegistrations(snapshots.count)
             do throws(ObjectGraphError) {
                 for snapshot in snapshots {
                     let object = try fault(for: snapshot.objectID)
@@ -114,6 +116,7 @@ extension ManagedObjectContext {
     public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
         let objects: [ManagedObject]
         do {
+            reserveRegistrations(ids.count)
             objects = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
         } catch {
             throw .object(error)

@@ -184,6 +184,12 @@ public final class ManagedObjectContext {
     }
 
     /// The registered object for an ID, or a new fault for it.
+    /// Room for `count` more registered objects, made before registering many at once (growing the table step by
+    /// step rehashes every object registered so far, again and again).
+    func reserveRegistrations(_ count: Int) {
+        if registered.capacity < registered.count + count { registered.reserveCapacity(registered.count + count) }
+    }
+
     func fault(for id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         if let object = registered[id] { return object }
         guard let layout = model.layout(of: id.entityName) else {

@@ -68,6 +68,7 @@ final class StoreEntry: @unchecked Sendable {
         } else if let atomic = store as? any AtomicStore {
             let contents = try atomic.load(model: model)
             store.metadata = contents.metadata
+            objects.reserveCapacity(contents.snapshots.count)
             for snapshot in contents.snapshots {
                 objects[snapshot.objectID] = snapshot
                 let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
