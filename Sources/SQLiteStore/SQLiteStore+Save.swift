@@ -148,27 +148,35 @@ extension SQLiteStore {
     /// `keys` is nil).
     private func columnValues(_ snapshot: ObjectSnapshot, keys: Set<String>?) -> [(String, SQLiteValue)] {
         var result: [(String, SQLiteValue)] = []
+        forEachColumn(of: snapshot, keys: keys) { result.append(($0, $1)) }
+        return result
+    }
+
+    /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order (only the
+    /// columns of `keys`, when given).
+    private func forEachColumn(
+        of snapshot: ObjectSnapshot, keys: Set<String>?, _ body: (String, SQLiteValue) -> Void
+    ) {
         for source in columnPlan(for: snapshot.objectID.entityName) {
             switch source {
             case .attribute(let name, let column, let external):
                 if let keys, !keys.contains(name) { continue }
-                result.append((column, SQLiteValueCoding.encode(snapshot[attribute: name], external: external)))
+                body(column, SQLiteValueCoding.encode(snapshot[attribute: name], external: external))
             case .composite(let name, let members):
                 if let keys, !keys.contains(name) { continue }
                 let value = snapshot[attribute: name]
                 for member in members {
-                    result.append((member.column, SQLiteValueCoding.encode(Self.member(value, member.path[...]))))
+                    body(member.column, SQLiteValueCoding.encode(Self.member(value, member.path[...])))
                 }
             case .toOne(let name, let column, let entityColumn):
                 if let keys, !keys.contains(name) { continue }
                 let destination = snapshot.toOne[name] ?? nil
-                result.append((column, destination.map { .integer($0.primaryKey) } ?? .null))
+                body(column, destination.map { .integer($0.primaryKey) } ?? .null)
                 if let entityColumn {
-                    result.append((entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null))
+                    body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
                 }
             }
         }
-        return result
     }
 
     /// The columns of an entity's rows in order, with the property each comes from: its stored attributes, then
@@ -210,21 +218,29 @@ extension SQLiteStore {
         guard model.layout(of: entityName) != nil else {
             throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
         }
-        let columns = columnValues(snapshot, keys: nil)
+        // The values go straight into one array (no column/value pairs made per row).
+        var values: [SQLiteValue] = [
+            .integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version),
+        ]
+        var names: [String] = []
+        let known = insertSQL[entityName]
+        if let known { values.reserveCapacity(3 + known.columns) }
+        forEachColumn(of: snapshot, keys: nil) { column, value in
+            values.append(value)
+            if known == nil { names.append(column) }
+        }
         // Every row of an entity has the same columns: the statement text is made once per entity.
         let sql: String
-        if let cached = insertSQL[entityName], cached.columns == columns.count {
-            sql = cached.sql
+        if let known, known.columns == values.count - 3 {
+            sql = known.sql
         } else {
-            let names = columns.map { ", " + SQLiteSchema.q($0.0) }.joined()
+            if names.isEmpty { forEachColumn(of: snapshot, keys: nil) { column, _ in names.append(column) } }
+            let list = names.map { ", " + SQLiteSchema.q($0) }.joined()
             sql =
-                "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(names)) VALUES (?, ?, ?\(String(repeating: ", ?", count: columns.count)))"
-            insertSQL[entityName] = (sql, columns.count)
+                "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(list)) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
+            insertSQL[entityName] = (sql, names.count)
         }
-        try database.run(
-            sql,
-            [.integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version)]
-                + columns.map(\.1))
+        try database.run(sql, values)
     }
 
     /// Writes the changed columns of a row if its version is still the expected one; `false` when it is not (or the

@@ -48,7 +48,9 @@ enum ImportBenchmarks {
         for i in 0..<10 { departments += "D\(i),Department \(i)\n" }
         try Data(departments.utf8).write(to: folder.appendingPathComponent("Department.csv"))
         let employees = folder.appendingPathComponent("Employee.csv")
-        FileManager.default.createFile(atPath: employees.path, contents: nil)
+        guard FileManager.default.createFile(atPath: employees.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: employees.path])
+        }
         let handle = try FileHandle(forWritingTo: employees)
         handle.write(Data("id,name,email,age,salary,joined,active,department.code\n".utf8))
         var chunk = ""

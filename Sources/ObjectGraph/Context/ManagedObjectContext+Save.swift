@@ -145,27 +145,28 @@ extension ManagedObjectContext {
     func snapshot(of object: ManagedObject, version: Int64) throws(ObjectGraphError) -> ObjectSnapshot {
         let layout = object.entity
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: version)
-        snapshot.attributes.reserveCapacity(layout.attributes.count)
-        for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+        snapshot.attributes.reserveCapacity(layout.storedAttributes.count)
+        // By the layout's stored-property lists: no attribute or relationship description is copied per object.
+        for (i, name, _) in layout.storedAttributes {
             let value = try object.attributeValue(at: i)
-            if !value.isNull { snapshot.attributes[attribute.name] = value }
+            if !value.isNull { snapshot.attributes[name] = value }
         }
-        for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
-            try put(relationship, at: i, of: object, into: &snapshot)
+        for (i, name, isToMany) in layout.storedRelationships {
+            try put(name, isToMany: isToMany, at: i, of: object, into: &snapshot)
         }
         return snapshot
     }
 
     private func put(
-        _ relationship: RelationshipDescription, at i: Int, of object: ManagedObject,
-        into snapshot: inout ObjectSnapshot
+        _ name: String, isToMany: Bool, at i: Int, of object: ManagedObject, into snapshot: inout ObjectSnapshot
     ) throws(ObjectGraphError) {
-        if relationship.isToMany {
-            snapshot.toMany[relationship.name] = try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(
-                \.objectID)
+        if isToMany {
+            snapshot.toMany[name] = try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(\.objectID)
         } else {
             let destination = try object.toOneObject(at: i)
-            snapshot.toOne[relationship.name] = destination?.isDeleted == false ? destination!.objectID : nil
+            // Kept as a key with no destination (`.some(nil)`), not left out: an update writes it.
+            let id: ManagedObjectID? = destination.flatMap { $0.isDeleted ? nil : $0.objectID }
+            snapshot.toOne[name] = .some(id)
         }
     }
 
@@ -191,7 +192,7 @@ extension ManagedObjectContext {
                 snapshot.attributes[key] = try object.attributeValue(at: i)
                 changed.insert(key)
             } else if let i = layout.relationshipSlot(named: key), !layout.relationships[i].isTransient {
-                try put(layout.relationships[i], at: i, of: object, into: &snapshot)
+                try put(key, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
                 changed.insert(key)
             }
         }

@@ -405,7 +405,9 @@ extension ManagedObject {
     func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) throws(ObjectGraphError) {
         let old = try attributeValue(at: index)
         if old == value { return }
-        if tracked, let context = managedObjectContext {
+        // The context, loaded once (a weak reference costs a load and a retain each time it is read).
+        let context = tracked ? managedObjectContext : nil
+        if let context {
             context.willChange(self)
             context.registerUndo(self) { object in
                 object.undoing { () throws(ObjectGraphError) in try object.setAttribute(at: index, old, tracked: true) }
@@ -426,7 +428,7 @@ extension ManagedObject {
             setRawValues(values)
         }
         if tracked {
-            managedObjectContext?.didChange(self)
+            context?.didChange(self)
             observers?.notify(entity.attributes[index].name, old: PredicateValue(old), new: PredicateValue(value))
         }
     }
