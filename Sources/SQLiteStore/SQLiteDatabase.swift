@@ -45,10 +45,6 @@ final class SQLiteDatabase {
         }
         sqlite3_busy_timeout(handle, 5_000)
         sqlite3_extended_result_codes(handle, 1)
-        // A page cache of up to 32 MB (SQLite's default is 2 MB): reading a document whole, with its join tables,
-        // otherwise reads the same pages from the file again and again. Only a speed setting: when it fails, the
-        // connection works as it is.
-        _ = sqlite3_exec(handle, "PRAGMA cache_size = -32768", nil, nil, nil)
     }
 
     deinit {

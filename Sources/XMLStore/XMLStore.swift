@@ -105,9 +105,10 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
         let next = max(nextObjectID, highest)
         let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
         var writer = XMLStoreWriter(model: model)
-        let data = try writer.write(
-            snapshots: contents.snapshots, uuid: identifier, nextObjectID: next, metadata: newMetadata)
-        let transaction = try AtomicFileWriter.prepare(data, for: url)
+        let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
+            try writer.write(
+                snapshots: contents.snapshots, uuid: identifier, nextObjectID: next, metadata: newMetadata, to: sink)
+        }
         return Commit(transaction: transaction) { [self] in
             metadata = newMetadata
             nextObjectID = next

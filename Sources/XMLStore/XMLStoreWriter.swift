@@ -50,10 +50,24 @@ struct XMLStoreWriter {
 
     /// - Throws: `StoreError` when a value does not fit its attribute (it is never written as something else).
     mutating func write(
-        snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: PropertyList]
-    ) throws(StoreError) -> Data {
+        snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: PropertyList],
+        to sink: AtomicFileWriter.Sink
+    ) throws(StoreError) {
+        // The text goes to the file a megabyte at a time: a large store is never held whole as text.
+        func flush(_ out: inout [UInt8]) throws(StoreError) {
+            var failure: StoreError?
+            out.withUnsafeBytes { raw in
+                do throws(StoreError) {
+                    try sink.write(raw)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            out.removeAll(keepingCapacity: true)
+        }
         out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(256 + snapshots.count * 400)
+        out.reserveCapacity(Self.flushSize + 64 * 1024)
         append("<?xml version=\"1.0\" standalone=\"yes\"?>\n")
         append("<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n")
         append("<database>\n    <databaseInfo>\n")
@@ -67,9 +81,13 @@ struct XMLStoreWriter {
             throw StoreError(.unsupported, "metadata: \(error.message)")
         }
         append("        </metadata>\n    </databaseInfo>\n")
-        let ordered = snapshots.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+        // In id order, by index (the snapshots are not copied).
+        let ordered = snapshots.indices.sorted {
+            snapshots[$0].objectID.primaryKey < snapshots[$1].objectID.primaryKey
+        }
         var plans: [String: EntityPlan] = [:]
-        for snapshot in ordered {
+        for index in ordered {
+            let snapshot = snapshots[index]
             let entityName = snapshot.objectID.entityName
             let plan: EntityPlan
             if let known = plans[entityName] {
@@ -118,10 +136,14 @@ struct XMLStoreWriter {
                 append("></relationship>\n")
             }
             append("    </object>\n")
+            if out.count >= Self.flushSize { try flush(&out) }
         }
         append("</database>\n")
-        return Data(out)
+        try flush(&out)
     }
+
+    /// How much text is gathered before it is written.
+    static let flushSize = 1 << 20
 
     /// The attributes and relationships of an entity in writing order, with their names as written.
     final class EntityPlan {

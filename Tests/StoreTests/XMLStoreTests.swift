@@ -2,6 +2,7 @@ import Documents
 import Foundation
 import ModelFiles
 import ObjectGraph
+import Synchronization
 import TestSupport
 import Testing
 import XMLStore
@@ -72,6 +73,38 @@ struct XMLStoreTests {
         AtomicFileWriter.failureInjection.withLock { $0 = nil }
         try context.save()
         #expect(try Data(contentsOf: url) != before)
+    }
+
+    /// A large store is written in pieces; a failure after some of them (a temporary file partly written) leaves the
+    /// old file as it was and no temporary file behind.
+    @Test func aLargeStoreIsWrittenInPiecesAndAFailureMidwayChangesNothing() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("large.xml")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 4_000)
+        try context.save()
+        let before = try Data(contentsOf: url)
+        try #require(before.count > 3 << 20, "the store must span several pieces (\(before.count) bytes)")
+        try Catalog.populate(context, count: 10)
+        let target = url.path
+        let offsets = Mutex<[Int]>([])
+        AtomicFileWriter.failureInjection.withLock {
+            $0 = { destination, offset in
+                guard destination.path == target else { return false }
+                offsets.withLock { $0.append(offset) }
+                return offset > 2 << 20
+            }
+        }
+        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
+        let error = try #require(throws: ContextError.self) { try context.save() }
+        #expect(error.description.contains("injected failure"))
+        // Several pieces reached the temporary file before the failure.
+        #expect(offsets.withLock { $0.count } >= 3)
+        #expect(try Data(contentsOf: url) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(leftovers == ["large.xml"])
     }
 
     @Test func theEmbeddedModelReadsBack() throws {

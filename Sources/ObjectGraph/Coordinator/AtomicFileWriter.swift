@@ -22,6 +22,31 @@ public enum AtomicFileWriter {
     public static func prepare(_ data: Data, for url: URL, permissions: mode_t = 0o644) throws(StoreError)
         -> Transaction
     {
+        try prepare(for: url, permissions: permissions) { (sink) throws(StoreError) in
+            var failure: StoreError?
+            data.withUnsafeBytes { raw in
+                do throws(StoreError) {
+                    try sink.write(raw)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Writes what `body` gives the sink next to `url`, piece by piece (a large file need not be held whole), and
+    /// returns the transaction that puts it in place; on any failure the temporary file is removed and `url` is
+    /// left as it was.
+    /// - Parameters:
+    ///   - url: the file to replace on commit.
+    ///   - permissions: the mode of a new file (an existing file's mode and owner are kept).
+    ///   - body: writes the bytes, in order.
+    /// - Returns: the transaction.
+    /// - Throws: ``StoreError`` `io` when the file cannot be written, or what `body` throws.
+    package static func prepare(
+        for url: URL, permissions: mode_t = 0o644, writing body: (Sink) throws(StoreError) -> Void
+    ) throws(StoreError) -> Transaction {
         let destination = SafeReplacement.destination(for: url)
         let directory = destination.deletingLastPathComponent()
         let temporary = SafeReplacement.temporaryURL(beside: destination)
@@ -35,32 +60,54 @@ public enum AtomicFileWriter {
             // Only root may give a file away; for anyone else the owner is already the caller, so a refusal is moot.
             _ = fchown(fd, old.st_uid, old.st_gid)
         }
-        var failed: StoreError?
-        let inject = failureInjection.withLock { $0 }
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let chunk = min(1 << 20, raw.count - offset)
-                if let inject, inject(url, offset + chunk) {
-                    failed = StoreError(.io, path: url.path, "write failed after \(offset) bytes (injected failure)")
-                    return
-                }
-                let written = write(fd, raw.baseAddress! + offset, chunk)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failed = StoreError(.io, path: url.path, "write failed: \(errnoText())")
-                    return
-                }
-                offset += written
-            }
-            if fsync(fd) != 0 { failed = StoreError(.io, path: url.path, "fsync failed: \(errnoText())") }
+        let sink = Sink(fd: fd, url: url, inject: failureInjection.withLock { $0 })
+        do throws(StoreError) {
+            try body(sink)
+            if fsync(fd) != 0 { throw StoreError(.io, path: url.path, "fsync failed: \(errnoText())") }
+        } catch {
+            close(fd)
+            unlink(temporary.path)
+            throw error
         }
         close(fd)
-        if let failed {
-            unlink(temporary.path)
-            throw failed
-        }
         return Transaction(temporary: temporary, destination: destination)
+    }
+
+    /// Where a file being prepared is written: bytes go to the temporary file in the order given, in chunks of at
+    /// most 1 MB.
+    package final class Sink {
+        let fd: Int32
+        let url: URL
+        let inject: (@Sendable (URL, Int) -> Bool)?
+        /// Bytes written so far.
+        private(set) var offset = 0
+
+        init(fd: Int32, url: URL, inject: (@Sendable (URL, Int) -> Bool)?) {
+            self.fd = fd
+            self.url = url
+            self.inject = inject
+        }
+
+        /// Appends bytes to the file.
+        /// - Parameter bytes: the bytes.
+        /// - Throws: ``StoreError`` `io` when they cannot be written.
+        package func write(_ bytes: UnsafeRawBufferPointer) throws(StoreError) {
+            guard let base = bytes.baseAddress else { return }
+            var done = 0
+            while done < bytes.count {
+                let chunk = Swift.min(1 << 20, bytes.count - done)
+                if let inject, inject(url, offset + chunk) {
+                    throw StoreError(.io, path: url.path, "write failed after \(offset) bytes (injected failure)")
+                }
+                let written = Foundation.write(fd, base + done, chunk)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError(.io, path: url.path, "write failed: \(errnoText())")
+                }
+                done += written
+                offset += written
+            }
+        }
     }
 
     /// A written temporary file waiting to replace the destination.
@@ -85,7 +132,7 @@ public enum AtomicFileWriter {
         }
     }
 
-    private static func errnoText() -> String {
+    fileprivate static func errnoText() -> String {
         String(cString: strerror(errno))
     }
 }

@@ -253,9 +253,12 @@ extension PersistentStoreCoordinator {
         _ stored: [ObjectSnapshot], _ changes: UnsavedChanges, scope: PrimaryKeyScope, identifier: String
     ) throws(StoreError) -> ([ObjectSnapshot], [ManagedObjectID: ManagedObjectID]) {
         var snapshots = stored
+        // Where each object is, for the updates to find it (nothing to find in a copy without changes).
         var position: [ManagedObjectID: Int] = [:]
-        position.reserveCapacity(snapshots.count)
-        for (i, snapshot) in snapshots.enumerated() { position[snapshot.objectID] = i }
+        if !changes.updated.isEmpty {
+            position.reserveCapacity(snapshots.count)
+            for (i, snapshot) in snapshots.enumerated() { position[snapshot.objectID] = i }
+        }
         for update in changes.updated {
             guard let i = position[update.snapshot.objectID] else {
                 throw StoreError(
