@@ -64,13 +64,17 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
             metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
-        let data: Data
+        // The file's bytes are let go once parsed, before the objects are decoded (not held beside them).
+        let raw: RawXMLStore
         do {
-            data = try FileKind.readRegularFile(url)
-        } catch {
-            throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
+            let data: Data
+            do {
+                data = try FileKind.readRegularFile(url)
+            } catch {
+                throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
+            }
+            raw = try XMLStoreReader(path: url.path).read(data)
         }
-        let raw = try XMLStoreReader(path: url.path).read(data)
         var decoder = XMLStoreDecoder(model: model, path: url.path)
         if description.options["collectProblems"] == "YES" { decoder.collected = [] }
         let snapshots = try decoder.snapshots(raw, storeIdentifier: identifier)
