@@ -55,15 +55,7 @@ struct XMLStoreWriter {
     ) throws(StoreError) {
         // The text goes to the file a megabyte at a time: a large store is never held whole as text.
         func flush(_ out: inout [UInt8]) throws(StoreError) {
-            var failure: StoreError?
-            out.withUnsafeBytes { raw in
-                do throws(StoreError) {
-                    try sink.write(raw)
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
+            try sink.write(contentsOf: out)
             out.removeAll(keepingCapacity: true)
         }
         out.removeAll(keepingCapacity: true)

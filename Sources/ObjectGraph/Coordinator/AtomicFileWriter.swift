@@ -22,16 +22,7 @@ public enum AtomicFileWriter {
     public static func prepare(_ data: Data, for url: URL, permissions: mode_t = 0o644) throws(StoreError)
         -> Transaction
     {
-        try prepare(for: url, permissions: permissions) { (sink) throws(StoreError) in
-            var failure: StoreError?
-            data.withUnsafeBytes { raw in
-                do throws(StoreError) {
-                    try sink.write(raw)
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
+        try prepare(for: url, permissions: permissions) { (sink) throws(StoreError) in try sink.write(contentsOf: data)
         }
     }
 
@@ -86,6 +77,21 @@ public enum AtomicFileWriter {
             self.fd = fd
             self.url = url
             self.inject = inject
+        }
+
+        /// Appends the bytes of a buffer, an array or `Data` to the file.
+        /// - Parameter bytes: the bytes.
+        /// - Throws: ``StoreError`` `io` when they cannot be written.
+        package func write(contentsOf bytes: some ContiguousBytes) throws(StoreError) {
+            var failure: StoreError?
+            bytes.withUnsafeBytes { raw in
+                do throws(StoreError) {
+                    try write(raw)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
         }
 
         /// Appends bytes to the file.
