@@ -11,7 +11,10 @@ public enum FuzzSupport {
 
     /// Writes `bytes` to the scratch file.
     public static func write(_ bytes: UnsafeRawBufferPointer, to url: URL) {
-        FileManager.default.createFile(atPath: url.path, contents: Data(bytes))
+        // The harness itself failing (not an input) must stop the run, not test nothing.
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes)) else {
+            fatalError("fuzz harness: cannot write the scratch file \(url.path)")
+        }
     }
 
     /// A model with every attribute type, inheritance, to-one, to-many and ordered relationships, and a composite.

@@ -124,7 +124,9 @@ let file = FuzzSupport.scratchFile("store.sqlite")
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
-    FileManager.default.createFile(atPath: file.path, contents: Data(template))
+    guard FileManager.default.createFile(atPath: file.path, contents: Data(template)) else {
+        fatalError("fuzz harness: cannot write the scratch file \(file.path)")
+    }
     var input = Input(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
     guard let database = try? SQLiteDatabaseFile(path: file.path) else { return 0 }
     let tables = database.tables()
