@@ -120,7 +120,7 @@ struct BinaryStoreEncoder {
                 varint(UInt64(intern(r.name)))
                 out.append(r.isToMany ? 1 : 0)
             }
-            let objects = byEntity[name]!.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            let objects = (byEntity[name] ?? []).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
             varint(UInt64(objects.count))
             let bitmapBytes = (attributes.count + 7) / 8
             for snapshot in objects {

@@ -106,7 +106,7 @@ enum SchemaJSON {
     }
 
     private static func userInfo(_ info: [String: String]) -> JSONValue {
-        .object(info.keys.sorted().map { ($0, .string(info[$0]!)) })
+        .object(info.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
     }
 }
 

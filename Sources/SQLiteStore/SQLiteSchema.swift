@@ -79,10 +79,19 @@ final class SQLiteSchema {
         let finalNumbers = numbers ?? assigned
         for entity in model.entities {
             let root = model.rootEntity(of: entity.name)
-            let number = finalNumbers[entity.name] ?? assigned[entity.name]!
+            // Every entity has a number (the walk covers the whole model); a missing one is refused, never guessed.
+            guard let number = finalNumbers[entity.name] ?? assigned[entity.name] else {
+                throw SQLiteStoreError(.malformed, path: "", "entity \(entity.name) has no entity number")
+            }
+            var superNumber: Int64 = 0
+            if let parent = entity.parentName {
+                guard let found = finalNumbers[parent] ?? assigned[parent] else {
+                    throw SQLiteStoreError(.malformed, path: "", "entity \(parent) has no entity number")
+                }
+                superNumber = found
+            }
             let info = Entity(
-                name: entity.name, number: number,
-                superNumber: entity.parentName.map { finalNumbers[$0] ?? assigned[$0]! } ?? 0, root: root,
+                name: entity.name, number: number, superNumber: superNumber, root: root,
                 table: "Z" + root.uppercased())
             entities[entity.name] = info
             entityByNumber[number] = entity.name

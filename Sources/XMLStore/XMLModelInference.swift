@@ -24,18 +24,18 @@ enum XMLModelInference {
                 entityOrder.append(entity)
             }
             for attribute in object.attributes {
-                attributeTypes[entity]![attribute.name, default: []].insert(attribute.type)
+                attributeTypes[entity, default: [:]][attribute.name, default: []].insert(attribute.type)
             }
             for relationship in object.relationships {
                 let destination = entityName(relationship.destination)
                 let toMany = relationship.type != "1/1"
-                relationships[entity]![relationship.name] = (toMany, destination)
+                relationships[entity, default: [:]][relationship.name] = (toMany, destination)
                 links[entity, default: [:]][relationship.name, default: [:]][object.id] = relationship.refs
             }
         }
         // Destinations that never appear as objects still need an entity.
         for entity in entityOrder {
-            for (_, info) in relationships[entity]! where attributeTypes[info.destination] == nil {
+            for (_, info) in relationships[entity] ?? [:] where attributeTypes[info.destination] == nil {
                 attributeTypes[info.destination] = [:]
                 relationships[info.destination] = [:]
                 entityOrder.append(info.destination)
@@ -53,27 +53,29 @@ enum XMLModelInference {
         // Each relationship's unique mirror candidate; a pair is kept only when both sides choose each other.
         var choice: [String: String] = [:]
         for entity in entityOrder {
-            for (name, info) in relationships[entity]! {
+            for (name, info) in relationships[entity] ?? [:] {
                 let candidates = (relationships[info.destination] ?? [:]).filter { candidate in
                     candidate.value.destination == entity && !(info.destination == entity && candidate.key == name)
                         && mirrors(entity, name, info.destination, candidate.key)
                 }
-                if candidates.count == 1 {
-                    choice["\(entity).\(name)"] = "\(info.destination).\(candidates.first!.key)"
+                if candidates.count == 1, let only = candidates.first {
+                    choice["\(entity).\(name)"] = "\(info.destination).\(only.key)"
                 }
             }
         }
         var entities: [EntityDescription] = []
         for entity in entityOrder {
             var description = EntityDescription(name: entity)
-            for (name, types) in attributeTypes[entity]!.sorted(by: { $0.key < $1.key }) {
-                let type = types.count == 1 ? attributeType(types.first!) : .string
+            for (name, types) in (attributeTypes[entity] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let type = types.count == 1 ? types.first.map(attributeType) ?? .string : .string
                 description.attributes.append(AttributeDescription(name: name, type: type))
             }
-            for (name, info) in relationships[entity]!.sorted(by: { $0.key < $1.key }) {
+            for (name, info) in (relationships[entity] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 let key = "\(entity).\(name)"
                 var inverse: String?
-                if let other = choice[key], choice[other] == key { inverse = String(other.split(separator: ".").last!) }
+                if let other = choice[key], choice[other] == key {
+                    inverse = other.split(separator: ".").last.map(String.init)
+                }
                 description.relationships.append(
                     RelationshipDescription(
                         name: name, destination: info.destination, inverse: inverse, toMany: info.toMany))

@@ -47,10 +47,10 @@ public enum BinaryPropertyListWriter {
                 let refs = items.map { add($0) }
                 bytes = header(0xA, refs.count) + refs.flatMap { bigEndian(UInt64($0), 4) }
             case .dictionary(let entries):
-                let keys = entries.keys.sorted()
-                let keyRefs = keys.map { add(.string($0)) }
-                let valueRefs = keys.map { add(entries[$0]!) }
-                bytes = header(0xD, keys.count) + (keyRefs + valueRefs).flatMap { bigEndian(UInt64($0), 4) }
+                let sorted = entries.sorted { $0.key < $1.key }
+                let keyRefs = sorted.map { add(.string($0.key)) }
+                let valueRefs = sorted.map { add($0.value) }
+                bytes = header(0xD, sorted.count) + (keyRefs + valueRefs).flatMap { bigEndian(UInt64($0), 4) }
             }
             objects[index] = bytes
             if case .array = value {} else if case .dictionary = value {} else { uniqued[value] = index }

@@ -188,7 +188,9 @@ public enum XcodeModelWriter {
     private static func writeUserInfo(_ userInfo: [String: String], to out: inout XMLText) {
         guard !userInfo.isEmpty else { return }
         out.open("userInfo", [])
-        for key in userInfo.keys.sorted() { out.empty("entry", [("key", key), ("value", userInfo[key]!)]) }
+        for (key, value) in userInfo.sorted(by: { $0.key < $1.key }) {
+            out.empty("entry", [("key", key), ("value", value)])
+        }
         out.close("userInfo")
     }
 }

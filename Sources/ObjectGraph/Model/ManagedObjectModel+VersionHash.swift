@@ -98,7 +98,7 @@ extension ManagedObjectModel {
     public var versionChecksum: String {
         let hashes = entityVersionHashes
         var bytes: [UInt8] = []
-        for name in hashes.keys.sorted(by: Self.codePointOrder) { bytes += hashes[name]! }
+        for (_, hash) in hashes.sorted(by: { Self.codePointOrder($0.key, $1.key) }) { bytes += hash }
         return SHA2.sha256(bytes).base64EncodedString()
     }
 
