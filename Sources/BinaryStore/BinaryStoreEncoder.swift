@@ -129,7 +129,8 @@ struct BinaryStoreEncoder {
                 let bitmapStart = out.count
                 out.append(contentsOf: repeatElement(0, count: bitmapBytes))
                 for (i, attribute) in attributes.enumerated() {
-                    guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
+                    let value = snapshot[attribute: attribute.name]
+                    guard !value.isNull else { continue }
                     let converted: AttributeValue
                     do {
                         converted = try AttributeValue.converted(value, to: attribute, composites: layout.composites)

@@ -31,7 +31,7 @@ struct RecoveryApplier {
                 let layout = object.entity
                 if let i = layout.attributeSlot(named: key) {
                     guard !layout.attributes[i].isTransient else { return }
-                    try object.setAttributeValue(snapshot.attributes[key] ?? .null, forKey: key)
+                    try object.setAttributeValue(snapshot[attribute: key], forKey: key)
                 } else if let i = layout.relationshipSlot(named: key) {
                     guard !layout.relationships[i].isTransient else { return }
                     if layout.relationships[i].isToMany {

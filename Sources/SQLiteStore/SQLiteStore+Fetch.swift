@@ -166,6 +166,8 @@ extension SQLiteStore {
     struct RowPlan {
         struct Attribute {
             let name: String
+            /// The attribute's slot in the entity's layout.
+            let slot: Int
             let type: AttributeType
             let external: Bool
             let index: Int32
@@ -179,6 +181,7 @@ extension SQLiteStore {
             let entityIndex: Int32?
         }
         let entityName: String
+        let layout: EntityLayout
         let attributes: [Attribute]
         let toOnes: [ToOne]
         let nullToOnes: [String]
@@ -188,21 +191,23 @@ extension SQLiteStore {
     func rowPlan(entityName: String, columns: [String: Int32]) -> RowPlan? {
         guard let layout = model.layout(of: entityName) else { return nil }
         var attributes: [RowPlan.Attribute] = []
-        for attribute in layout.attributes where !attribute.isTransient {
+        for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
             guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
             if attribute.type == .composite {
                 let members = column.members.compactMap { member in
                     columns[member.column].map { (member.path, member.attribute.type, $0) }
                 }
                 attributes.append(
-                    .init(name: attribute.name, type: .composite, external: false, index: -1, members: members))
+                    .init(
+                        name: attribute.name, slot: slot, type: .composite, external: false, index: -1,
+                        members: members))
                 continue
             }
             guard let index = columns[column.column] else { continue }
             attributes.append(
                 .init(
-                    name: attribute.name, type: attribute.type, external: attribute.allowsExternalBinaryDataStorage,
-                    index: index, members: []))
+                    name: attribute.name, slot: slot, type: attribute.type,
+                    external: attribute.allowsExternalBinaryDataStorage, index: index, members: []))
         }
         var toOnes: [RowPlan.ToOne] = []
         var nullToOnes: [String] = []
@@ -222,7 +227,7 @@ extension SQLiteStore {
             }
         }
         return RowPlan(
-            entityName: entityName, attributes: attributes, toOnes: toOnes, nullToOnes: nullToOnes,
+            entityName: entityName, layout: layout, attributes: attributes, toOnes: toOnes, nullToOnes: nullToOnes,
             toManyNames: toManyNames)
     }
 
@@ -301,9 +306,9 @@ extension SQLiteStore {
                 plans[ent] = made
                 plan = made
             }
-            var snapshot = ObjectSnapshot(
-                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1)
-            snapshot.attributes.reserveCapacity(plan.attributes.count)
+            // Values go straight into the entity's slots (no dictionary by name).
+            var values = [AttributeValue](repeating: .null, count: plan.layout.attributes.count)
+            var rawKeys: Set<String> = []
             for attribute in plan.attributes {
                 let value: AttributeValue
                 do throws(SQLiteValueCoding.Mismatch) {
@@ -323,12 +328,16 @@ extension SQLiteStore {
                             "\(plan.entityName).\(attribute.name) of \(id): \(error.reason); kept as it is")
                         valueProblems.append(StoreProblem(id, .value, key: attribute.name, error.reason))
                     }
-                    snapshot.rawKeys.insert(attribute.name)
-                    if !raw.isNull { snapshot.attributes[attribute.name] = raw }
+                    rawKeys.insert(attribute.name)
+                    values[attribute.slot] = raw
                     continue
                 }
-                if !value.isNull { snapshot.attributes[attribute.name] = value }
+                values[attribute.slot] = value
             }
+            var snapshot = ObjectSnapshot(
+                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
+                layout: plan.layout, values: values)
+            snapshot.rawKeys = rawKeys
             snapshot.toManyFaults = plan.toManyNames
             for name in plan.nullToOnes { snapshot.toOne[name] = .some(nil) }
             for toOne in plan.toOnes {
@@ -597,7 +606,7 @@ final class RowView: KeyValueCoding {
     }
 
     func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
-        if let value = snapshot.attributes[key] { return PredicateValue(value) }
+        if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
         if let id = snapshot.toOne[key] {
             guard let id else { return .null }
             return try resolver.snapshot(id).map { .object(RowView($0, resolver: resolver)) } ?? .null

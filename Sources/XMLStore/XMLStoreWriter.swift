@@ -97,7 +97,8 @@ struct XMLStoreWriter {
             appendInteger(snapshot.objectID.primaryKey)
             append("\">\n")
             for (attribute, xmlName) in plan.attributes {
-                guard let value = snapshot.attributes[attribute.name], !value.isNull else { continue }
+                let value = snapshot[attribute: attribute.name]
+                guard !value.isNull else { continue }
                 let converted: AttributeValue
                 do {
                     converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)

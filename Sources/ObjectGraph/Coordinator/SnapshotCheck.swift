@@ -59,7 +59,7 @@ public enum SnapshotCheck {
                 for snapshot in members {
                     var key: [String] = []
                     for name in constraint {
-                        if let value = snapshot.attributes[name], !value.isNull {
+                        if case let value = snapshot[attribute: name], !value.isNull {
                             key.append(value.literalText)
                         } else if let one = snapshot.toOne[name], let destination = one {
                             key.append(destination.uriString)

@@ -10,7 +10,7 @@ final class SnapshotView: KeyValueCoding {
     }
 
     func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
-        if let value = snapshot.attributes[key] { return PredicateValue(value) }
+        if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
         if let destination = snapshot.toOne[key] {
             return destination.flatMap(lookup).map { .object(SnapshotView($0, lookup: lookup)) } ?? .null
         }

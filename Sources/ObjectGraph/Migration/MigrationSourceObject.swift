@@ -23,7 +23,7 @@ public final class MigrationSourceObject: KeyValueCoding {
     /// - Throws: ``ObjectPredicateError`` (`unknownKey`) for a key the entity lacks, `objectUnavailable` for a
     ///   relationship naming an object the store does not hold.
     public func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
-        if let value = snapshot.attributes[key] { return PredicateValue(value) }
+        if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
         if let destination = snapshot.toOne[key] {
             guard let destination else { return .null }
             return .object(try graph.object(destination, from: self, key: key))

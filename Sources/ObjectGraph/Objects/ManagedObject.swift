@@ -129,8 +129,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         var converted: [(Int, AttributeValue)] = []
         var raw: [Int: AttributeValue] = [:]
         converted.reserveCapacity(entity.attributes.count)
+        // A snapshot read by this entity's slots is copied slot by slot, nothing looked up by name.
+        let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0.values : nil }
         for (i, name, _) in entity.storedAttributes {
-            let value = snapshot[attribute: name]
+            let value = slotted.map { i < $0.count ? $0[i] : .null } ?? snapshot[attribute: name]
             if value.isNull {
                 converted.append((i, .null))
                 continue

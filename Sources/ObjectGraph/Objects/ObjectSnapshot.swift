@@ -5,8 +5,29 @@ public struct ObjectSnapshot: Sendable, Hashable {
     public var objectID: ManagedObjectID
     /// The optimistic-locking version (Core Data's `Z_OPT`): 1 when first saved, +1 on every save that changes it.
     public var version: Int64
-    /// Attribute values by attribute name (transient attributes are never stored).
-    public var attributes: [String: AttributeValue]
+    /// Attribute values by attribute name (transient attributes are never stored; a nil value is left out).
+    ///
+    /// A snapshot a store read by its entity's slots keeps its values that way until this dictionary is asked for or
+    /// changed; ``subscript(attribute:)`` reads either form without making the dictionary.
+    public var attributes: [String: AttributeValue] {
+        get { slotted?.dictionary ?? named }
+        set {
+            slotted = nil
+            named = newValue
+        }
+        _modify {
+            if let slotted {
+                named = slotted.dictionary
+                self.slotted = nil
+            }
+            yield &named
+        }
+    }
+    /// The values by name (when not held by slot).
+    private var named: [String: AttributeValue]
+    /// The values by the slots of an entity layout, when a store read them that way: what filling an object of that
+    /// layout copies without looking anything up by name.
+    package private(set) var slotted: SlotValues?
     /// To-one relationships by name: the destination, or `nil`.
     public var toOne: [String: ManagedObjectID?]
     /// To-many relationships by name: the destinations, in order for ordered relationships.
@@ -31,9 +52,48 @@ public struct ObjectSnapshot: Sendable, Hashable {
     ) {
         self.objectID = objectID
         self.version = version
-        self.attributes = attributes
+        self.named = attributes
         self.toOne = toOne
         self.toMany = toMany
+    }
+
+    /// Creates a snapshot whose attribute values are held by the slots of the entity's layout.
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - layout: the layout of the object's entity.
+    ///   - values: one value per attribute of the layout, in its order (``AttributeValue/null`` for nil and for
+    ///     transient attributes).
+    package init(objectID: ManagedObjectID, version: Int64, layout: EntityLayout, values: [AttributeValue]) {
+        self.objectID = objectID
+        self.version = version
+        self.named = [:]
+        self.slotted = SlotValues(layout: layout, values: values)
+        self.toOne = [:]
+        self.toMany = [:]
+    }
+
+    /// Whether two snapshots hold the same object, version, values and relationships (however their values are held).
+    /// - Parameters:
+    ///   - lhs: a snapshot.
+    ///   - rhs: another.
+    /// - Returns: `true` when they are equal.
+    public static func == (lhs: ObjectSnapshot, rhs: ObjectSnapshot) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.version == rhs.version && lhs.toOne == rhs.toOne
+            && lhs.toMany == rhs.toMany && lhs.toManyFaults == rhs.toManyFaults && lhs.rawKeys == rhs.rawKeys
+            && lhs.attributes == rhs.attributes
+    }
+
+    /// Hashes what ``==`` compares.
+    /// - Parameter hasher: the hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(version)
+        hasher.combine(attributes)
+        hasher.combine(toOne)
+        hasher.combine(toMany)
+        hasher.combine(toManyFaults)
+        hasher.combine(rawKeys)
     }
 
     /// Takes the changed properties of an update, and its version.
@@ -55,6 +115,28 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// The value of an attribute; ``AttributeValue/null`` when absent.
     /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
-        attributes[name] ?? .null
+        if let slotted {
+            guard let slot = slotted.layout.attributeSlot(named: name) else { return .null }
+            return slotted.values[slot]
+        }
+        return named[name] ?? .null
+    }
+}
+
+/// Attribute values held by the slots of an entity layout (see `ObjectSnapshot.slotted`).
+package struct SlotValues: Sendable {
+    /// The layout the values follow.
+    package let layout: EntityLayout
+    /// One value per attribute of the layout.
+    package let values: [AttributeValue]
+
+    /// The values by name, as ``ObjectSnapshot/attributes`` holds them: stored attributes only, nil left out.
+    var dictionary: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        result.reserveCapacity(layout.storedAttributes.count)
+        for (slot, name, _) in layout.storedAttributes where slot < values.count && !values[slot].isNull {
+            result[name] = values[slot]
+        }
+        return result
     }
 }
