@@ -84,7 +84,7 @@ public struct ObjectSnapshot: Sendable, Hashable {
             && lhs.attributes == rhs.attributes
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     /// - Parameter hasher: the hasher.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(objectID)
