@@ -157,11 +157,15 @@ extension SQLiteStore {
     private func forEachColumn(
         of snapshot: ObjectSnapshot, keys: Set<String>?, _ body: (String, SQLiteValue) -> Void
     ) {
-        for source in columnPlan(for: snapshot.objectID.entityName) {
+        // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
+        let entityName = snapshot.objectID.entityName
+        let slotted = snapshot.slotted.flatMap { $0.layout === model.layout(of: entityName) ? $0.values : nil }
+        for source in columnPlan(for: entityName) {
             switch source {
-            case .attribute(let name, let column, let external):
+            case .attribute(let name, let slot, let column, let external):
                 if let keys, !keys.contains(name) { continue }
-                body(column, SQLiteValueCoding.encode(snapshot[attribute: name], external: external))
+                let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
+                body(column, SQLiteValueCoding.encode(value, external: external))
             case .composite(let name, let members):
                 if let keys, !keys.contains(name) { continue }
                 let value = snapshot[attribute: name]
@@ -185,14 +189,14 @@ extension SQLiteStore {
         if let plan = columnPlans[entityName] { return plan }
         var plan: [ColumnSource] = []
         if let layout = model.layout(of: entityName) {
-            for attribute in layout.attributes where !attribute.isTransient {
+            for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
                 guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
                 if attribute.type == .composite {
                     plan.append(.composite(name: attribute.name, members: column.members.map { ($0.column, $0.path) }))
                 } else {
                     plan.append(
                         .attribute(
-                            name: attribute.name, column: column.column,
+                            name: attribute.name, slot: slot, column: column.column,
                             external: attribute.allowsExternalBinaryDataStorage))
                 }
             }
@@ -337,7 +341,7 @@ extension SQLiteStore {
 
 /// Where a column's value comes from in a snapshot.
 enum ColumnSource {
-    case attribute(name: String, column: String, external: Bool)
+    case attribute(name: String, slot: Int, column: String, external: Bool)
     case composite(name: String, members: [(column: String, path: [String])])
     case toOne(name: String, column: String, entityColumn: String?)
 }

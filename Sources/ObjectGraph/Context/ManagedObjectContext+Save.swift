@@ -144,13 +144,11 @@ extension ManagedObjectContext {
     /// The object's current state as a snapshot (transient properties left out).
     func snapshot(of object: ManagedObject, version: Int64) throws(ObjectGraphError) -> ObjectSnapshot {
         let layout = object.entity
-        var snapshot = ObjectSnapshot(objectID: object.objectID, version: version)
-        snapshot.attributes.reserveCapacity(layout.storedAttributes.count)
-        // By the layout's stored-property lists: no attribute or relationship description is copied per object.
-        for (i, name, _) in layout.storedAttributes {
-            let value = try object.attributeValue(at: i)
-            if !value.isNull { snapshot.attributes[name] = value }
-        }
+        // Values by the entity's slots (transient ones left nil), relationships by the layout's stored-property
+        // list: nothing looked up or copied by name per object.
+        var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+        for (i, _, _) in layout.storedAttributes { values[i] = try object.attributeValue(at: i) }
+        var snapshot = ObjectSnapshot(objectID: object.objectID, version: version, layout: layout, values: values)
         for (i, name, isToMany) in layout.storedRelationships {
             try put(name, isToMany: isToMany, at: i, of: object, into: &snapshot)
         }
