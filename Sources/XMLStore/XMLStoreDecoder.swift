@@ -60,11 +60,12 @@ struct XMLStoreDecoder {
             idOfObject[object.id] = ManagedObjectID(
                 entityName: layout.name, storeIdentifier: storeIdentifier, primaryKey: object.id)
         }
-        var lowerAttributes: [String: [String: AttributeDescription]] = [:]
+        var lowerAttributes: [String: [String: (slot: Int, description: AttributeDescription)]] = [:]
         var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
         for (name, layout) in model.layouts {
             lowerAttributes[name] = Dictionary(
-                layout.attributes.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+                layout.attributes.enumerated().map { ($0.element.name.lowercased(), ($0.offset, $0.element)) },
+                uniquingKeysWith: { a, _ in a })
             lowerRelationships[name] = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
@@ -75,20 +76,19 @@ struct XMLStoreDecoder {
             let entityName = id.entityName
             // The object's URI, made only for a problem report.
             var here: String { id.uriString }
-            var snapshot = ObjectSnapshot(objectID: id)
-            snapshot.attributes.reserveCapacity(object.attributes.count)
+            guard let layout = model.layout(of: entityName) else { continue }
+            // Values go straight into the entity's slots; members of composites (rare) are put in afterwards.
+            var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+            var members: [RawXMLStore.Attribute] = []
             let attributes = lowerAttributes[entityName] ?? [:]
             let relationships = lowerRelationships[entityName] ?? [:]
             for attribute in object.attributes {
                 if attribute.name.utf8.contains(UInt8(ascii: ".")) {
-                    do {
-                        try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
-                    } catch {
-                        try report(error, .value, here, key: attribute.name)
-                    }
+                    members.append(attribute)
                     continue
                 }
-                guard let description = attributes[attribute.name] ?? attributes[attribute.name.lowercased()] else {
+                guard let (slot, description) = attributes[attribute.name] ?? attributes[attribute.name.lowercased()]
+                else {
                     try report(
                         .xml(
                             path, line: object.line,
@@ -99,14 +99,21 @@ struct XMLStoreDecoder {
                 do throws(StoreError) {
                     let raw = try Self.value(attribute, path: path, line: object.line)
                     do {
-                        snapshot.attributes[description.name] = try AttributeValue.converted(
-                            raw, to: description, composites: composites)
+                        values[slot] = try AttributeValue.converted(raw, to: description, composites: composites)
                     } catch {
                         throw StoreError.xml(
                             path, line: object.line, "\(entityName).\(description.name): \(error.description)")
                     }
                 } catch {
                     try report(error, .value, here, key: description.name)
+                }
+            }
+            var snapshot = ObjectSnapshot(objectID: id, version: 1, layout: layout, values: values)
+            for attribute in members {
+                do {
+                    try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
+                } catch {
+                    try report(error, .value, here, key: attribute.name)
                 }
             }
             for relationship in object.relationships {
