@@ -52,14 +52,20 @@ struct XMLStoreTests {
         #expect(text.contains("<nextObjectID>114</nextObjectID>"))
     }
 
-    @Test func aFailedSaveLeavesTheOldFileIntact() throws {
+    /// A new XML store file named `name` with `count` catalog items saved in it, and a context on it.
+    static func savedCatalog(_ name: String, count: Int) throws -> (URL, ManagedObjectContext) {
         XMLStore.register()
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("store.xml")
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent(name)
         let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
         try coordinator.addPersistentStore(type: "XML", url: url)
         let context = ManagedObjectContext(coordinator: coordinator)
-        try Catalog.populate(context, count: 30)
+        try Catalog.populate(context, count: count)
         try context.save()
+        return (url, context)
+    }
+
+    @Test func aFailedSaveLeavesTheOldFileIntact() throws {
+        let (url, context) = try Self.savedCatalog("store.xml", count: 30)
         let before = try Data(contentsOf: url)
         try Catalog.populate(context, count: 30)
         let target = url.path
@@ -78,13 +84,7 @@ struct XMLStoreTests {
     /// A large store is written in pieces; a failure after some of them (a temporary file partly written) leaves the
     /// old file as it was and no temporary file behind.
     @Test func aLargeStoreIsWrittenInPiecesAndAFailureMidwayChangesNothing() throws {
-        XMLStore.register()
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("large.xml")
-        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
-        try coordinator.addPersistentStore(type: "XML", url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        try Catalog.populate(context, count: 4_000)
-        try context.save()
+        let (url, context) = try Self.savedCatalog("large.xml", count: 4_000)
         let before = try Data(contentsOf: url)
         try #require(before.count > 3 << 20, "the store must span several pieces (\(before.count) bytes)")
         try Catalog.populate(context, count: 10)

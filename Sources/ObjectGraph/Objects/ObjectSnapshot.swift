@@ -116,7 +116,9 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
         if let slotted {
-            guard let slot = slotted.layout.attributeSlot(named: name) else { return .null }
+            guard let slot = slotted.layout.attributeSlot(named: name), slot < slotted.values.count else {
+                return .null
+            }
             return slotted.values[slot]
         }
         return named[name] ?? .null
