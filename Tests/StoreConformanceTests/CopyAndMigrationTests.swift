@@ -156,12 +156,12 @@ struct CopyAndMigrationTests {
             try coordinator.writeCopy(of: store, applying: try context.unsavedChanges(), to: url, type: "XML")
         }
         // A failing write (injected) leaves no temporary file.
-        AtomicFileWriter.failureInjection.withLock { $0 = { url, _ in url.lastPathComponent.contains("failing.xml") } }
-        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
-        #expect(throws: StoreError.self) {
-            try coordinator.writeCopy(
-                of: store, applying: try context.unsavedChanges(), to: folder.appendingPathComponent("failing.xml"),
-                type: "XML")
+        FailureInjection.with({ url, _ in url.lastPathComponent.contains("failing.xml") }) {
+            #expect(throws: StoreError.self) {
+                try coordinator.writeCopy(
+                    of: store, applying: try context.unsavedChanges(), to: folder.appendingPathComponent("failing.xml"),
+                    type: "XML")
+            }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
     }

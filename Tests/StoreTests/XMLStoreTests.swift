@@ -69,14 +69,13 @@ struct XMLStoreTests {
         let before = try Data(contentsOf: url)
         try Catalog.populate(context, count: 30)
         let target = url.path
-        AtomicFileWriter.failureInjection.withLock { $0 = { destination, _ in destination.path == target } }
-        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
-        let error = try #require(throws: ContextError.self) { try context.save() }
+        let error = try FailureInjection.with({ destination, _ in destination.path == target }) {
+            try #require(throws: ContextError.self) { try context.save() }
+        }
         #expect(error.description.contains("injected failure"))
         #expect(try Data(contentsOf: url) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
         #expect(leftovers == ["store.xml"])
-        AtomicFileWriter.failureInjection.withLock { $0 = nil }
         try context.save()
         #expect(try Data(contentsOf: url) != before)
     }
@@ -90,15 +89,13 @@ struct XMLStoreTests {
         try Catalog.populate(context, count: 10)
         let target = url.path
         let offsets = Mutex<[Int]>([])
-        AtomicFileWriter.failureInjection.withLock {
-            $0 = { destination, offset in
-                guard destination.path == target else { return false }
-                offsets.withLock { $0.append(offset) }
-                return offset > 2 << 20
-            }
+        let error = try FailureInjection.with({ destination, offset in
+            guard destination.path == target else { return false }
+            offsets.withLock { $0.append(offset) }
+            return offset > 2 << 20
+        }) {
+            try #require(throws: ContextError.self) { try context.save() }
         }
-        defer { AtomicFileWriter.failureInjection.withLock { $0 = nil } }
-        let error = try #require(throws: ContextError.self) { try context.save() }
         #expect(error.description.contains("injected failure"))
         // Several pieces reached the temporary file before the failure.
         #expect(offsets.withLock { $0.count } >= 3)
