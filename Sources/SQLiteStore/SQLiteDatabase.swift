@@ -181,13 +181,21 @@ final class SQLiteDatabase {
         return rows
     }
 
-    /// Runs a statement that returns no rows.
-    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteStoreError) {
-        let statement = try statement(sql)
+    /// Runs a prepared statement that returns no rows again, with new values (every parameter bound).
+    /// - Parameters:
+    ///   - statement: from ``statement(_:)``.
+    ///   - bindings: a value for each parameter.
+    ///   - sql: its text, for the error message.
+    func step(_ statement: OpaquePointer, _ bindings: [SQLiteValue], sql: String) throws(SQLiteStoreError) {
         defer { sqlite3_reset(statement) }
         try bind(statement, bindings)
         let status = sqlite3_step(statement)
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteStoreError) {
+        try step(try statement(sql), bindings, sql: sql)
     }
 
     /// Whether a table with this name exists.

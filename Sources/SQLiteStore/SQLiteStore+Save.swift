@@ -74,7 +74,7 @@ extension SQLiteStore {
             if !pendingPrimaryKeyRows.isEmpty {
                 for name in Set(request.inserted.map(\.objectID.entityName)) { try addPendingPrimaryKeyRows(for: name) }
             }
-            for snapshot in request.inserted { try insertRow(snapshot) }
+            try insertRows(request.inserted)
             for update in request.updated {
                 if try !updateRow(update) {
                     conflicts.append(try conflict(update.snapshot.objectID, update.expectedVersion))
@@ -157,10 +157,20 @@ extension SQLiteStore {
     private func forEachColumn(
         of snapshot: ObjectSnapshot, keys: Set<String>?, _ body: (String, SQLiteValue) -> Void
     ) {
-        // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let entityName = snapshot.objectID.entityName
-        let slotted = snapshot.slotted.flatMap { $0.layout === model.layout(of: entityName) ? $0.values : nil }
-        for source in columnPlan(for: entityName) {
+        forEachColumn(
+            of: snapshot, keys: keys, plan: columnPlan(for: entityName), layout: model.layout(of: entityName), body)
+    }
+
+    /// As ``forEachColumn(of:keys:_:)``, with the entity's column plan and layout looked up by the caller (once for
+    /// many rows).
+    private func forEachColumn(
+        of snapshot: ObjectSnapshot, keys: Set<String>?, plan: [ColumnSource], layout: EntityLayout?,
+        _ body: (String, SQLiteValue) -> Void
+    ) {
+        // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
+        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
+        for source in plan {
             switch source {
             case .attribute(let name, let slot, let column, let external):
                 if let keys, !keys.contains(name) { continue }
@@ -217,34 +227,53 @@ extension SQLiteStore {
         return path.count == 1 ? inner : member(inner, path.dropFirst())
     }
 
-    private func insertRow(_ snapshot: ObjectSnapshot) throws(SQLiteStoreError) {
-        let entityName = snapshot.objectID.entityName
-        guard model.layout(of: entityName) != nil else {
-            throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
+    /// Inserts the rows of new objects; a run of objects of one entity (a batch) uses one prepared statement and
+    /// looks nothing up by name per row.
+    private func insertRows(_ snapshots: [ObjectSnapshot]) throws(SQLiteStoreError) {
+        var values: [SQLiteValue] = []
+        var i = 0
+        while i < snapshots.count {
+            let entityName = snapshots[i].objectID.entityName
+            guard let layout = model.layout(of: entityName) else {
+                throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
+            }
+            let number = schema.number(entityName)
+            let plan = columnPlan(for: entityName)
+            let sql = insertSQL(for: entityName, plan: plan)
+            let statement = try database.statement(sql)
+            repeat {
+                // The values go straight into one array (no column/value pairs made per row).
+                values.removeAll(keepingCapacity: true)
+                values.append(.integer(snapshots[i].objectID.primaryKey))
+                values.append(.integer(number))
+                values.append(.integer(snapshots[i].version))
+                forEachColumn(of: snapshots[i], keys: nil, plan: plan, layout: layout) { _, value in
+                    values.append(value)
+                }
+                try database.step(statement, values, sql: sql)
+                i += 1
+            } while i < snapshots.count && snapshots[i].objectID.entityName == entityName
         }
-        // The values go straight into one array (no column/value pairs made per row).
-        var values: [SQLiteValue] = [
-            .integer(snapshot.objectID.primaryKey), .integer(schema.number(entityName)), .integer(snapshot.version),
-        ]
+    }
+
+    /// The `INSERT` of an entity's rows, with the columns of its plan in order (made once per entity).
+    private func insertSQL(for entityName: String, plan: [ColumnSource]) -> String {
+        if let known = insertSQL[entityName] { return known.sql }
         var names: [String] = []
-        let known = insertSQL[entityName]
-        if let known { values.reserveCapacity(3 + known.columns) }
-        forEachColumn(of: snapshot, keys: nil) { column, value in
-            values.append(value)
-            if known == nil { names.append(column) }
+        for source in plan {
+            switch source {
+            case .attribute(_, _, let column, _): names.append(column)
+            case .composite(_, let members): names += members.map(\.column)
+            case .toOne(_, let column, let entityColumn):
+                names.append(column)
+                if let entityColumn { names.append(entityColumn) }
+            }
         }
-        // Every row of an entity has the same columns: the statement text is made once per entity.
-        let sql: String
-        if let known, known.columns == values.count - 3 {
-            sql = known.sql
-        } else {
-            if names.isEmpty { forEachColumn(of: snapshot, keys: nil) { column, _ in names.append(column) } }
-            let list = names.map { ", " + SQLiteSchema.q($0) }.joined()
-            sql =
-                "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(list)) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
-            insertSQL[entityName] = (sql, names.count)
-        }
-        try database.run(sql, values)
+        let list = names.map { ", " + SQLiteSchema.q($0) }.joined()
+        let sql =
+            "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(list)) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
+        insertSQL[entityName] = (sql, names.count)
+        return sql
     }
 
     /// Writes the changed columns of a row if its version is still the expected one; `false` when it is not (or the

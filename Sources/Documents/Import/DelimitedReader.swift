@@ -25,10 +25,20 @@ struct DelimitedReader {
     /// - Throws: ``DocumentError`` `badData` for an unterminated quoted field, text after a closing quote, or
     ///   bytes that are not UTF-8, at `FILE:LINE:COLUMN`; `io` when reading fails.
     mutating func next() throws(DocumentError) -> DelimitedRecord? {
+        var record = DelimitedRecord()
+        return try next(into: &record) ? record : nil
+    }
+
+    /// Reads the next record into `record` (its arrays reused); `false` at the end of the file.
+    /// - Parameter record: replaced by the record read.
+    /// - Returns: whether there was a record.
+    /// - Throws: as ``next()``.
+    mutating func next(into record: inout DelimitedRecord) throws(DocumentError) -> Bool {
         // Empty lines between records are skipped.
         while let byte = try input.peek(), byte == 0x0A || byte == 0x0D { input.advance() }
-        guard try input.peek() != nil else { return nil }
-        var record = DelimitedRecord()
+        guard try input.peek() != nil else { return false }
+        record.fields.removeAll(keepingCapacity: true)
+        record.positions.removeAll(keepingCapacity: true)
         while true {
             let start = (input.line, input.column)
             scratch.removeAll(keepingCapacity: true)
@@ -41,21 +51,30 @@ struct DelimitedReader {
                     input.advance()
                 }
             }
-            guard let text = String(validating: scratch, as: UTF8.self) else {
-                throw DocumentError(.badData, "\(input.url.path):\(start.0):\(start.1): the field is not UTF-8 text")
-            }
-            record.fields.append(text)
+            record.fields.append(try text(of: scratch, at: start))
             record.positions.append(start)
             switch try input.next() {
             case nil, 0x0A:
-                return record
+                return true
             case 0x0D:
                 if try input.peek() == 0x0A { input.advance() }
-                return record
+                return true
             default:
                 continue  // the separator: another field follows
             }
         }
+    }
+
+    /// The field's bytes as text: ASCII as it is (most fields, and checked quickly), anything else validated as
+    /// UTF-8.
+    private func text(of bytes: [UInt8], at start: (Int, Int)) throws(DocumentError) -> String {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw DocumentError(.badData, "\(input.url.path):\(start.0):\(start.1): the field is not UTF-8 text")
+        }
+        return text
     }
 
     /// Reads a quoted field's contents after its opening quote, up to and including the closing quote.

@@ -104,11 +104,15 @@ public enum DocumentImport {
         return summary
     }
 
-    /// Whether a relationship of the model must be filled (then a batch cannot be checked before every source is
-    /// read, and the import is built whole in memory).
+    /// Whether a relationship of the model has a count rule a batch cannot check: one that must be filled, or a
+    /// bounded to-many with an inverse (it grows as objects read later name their destination by key). Then the
+    /// import is built whole in memory and checked once every source is read and every link made.
     static func hasRequiredRelationships(_ model: ManagedObjectModel) -> Bool {
         model.entities.contains { entity in
-            entity.relationships.contains { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
+            entity.relationships.contains {
+                !$0.isTransient
+                    && (!$0.isOptional || $0.minCount > 0 || ($0.isToMany && $0.maxCount > 0 && $0.inverseName != nil))
+            }
         }
     }
 
@@ -139,17 +143,8 @@ public enum DocumentImport {
             context.undoManager = nil
             let target = ImportTarget(context: context, options: options, batchSize: batchSize)
             try read(sources, into: target)
-            var counts: [String: Int] = [:]
-            for entity in model.entities where !entity.isAbstract {
-                var request = FetchRequest(entityName: entity.name)
-                request.includesSubentities = false
-                do {
-                    let count = try context.count(for: request)
-                    if count > 0 { counts[entity.name] = count }
-                } catch {
-                    throw DocumentError(.io, "counting the imported \(entity.name) objects: \(error)")
-                }
-            }
+            // The store is new and the import all or nothing: what was read is what it holds.
+            let counts = target.insertedByEntity
             do {
                 try (store as? any FlushingStore)?.flushAndClose()
                 store = nil

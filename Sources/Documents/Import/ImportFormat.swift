@@ -83,7 +83,8 @@ struct DelimitedImporter: DocumentImporter {
             zip(header.fields, header.positions).map { ($0, .position(line: $1.line, column: $1.column)) },
             of: entity, in: url)
         var cells: [ImportNode] = []
-        while let record = try reader.next() {
+        var record = DelimitedRecord()
+        while try reader.next(into: &record) {
             guard let first = record.positions.first else { continue }
             guard record.fields.count == columns.count else {
                 target.problem(

@@ -19,6 +19,16 @@ public final class ImportTarget {
     public private(set) var insertedCount = 0
     /// Records read so far (top-level objects).
     public private(set) var recordCount = 0
+    /// Objects inserted so far, by entity name.
+    var insertedByEntity: [String: Int] {
+        var counts = objectsByEntity
+        for case let (_, shape?) in rowShapes where shape.count > 0 {
+            counts[shape.entityName, default: 0] += shape.count
+        }
+        return counts
+    }
+    /// Objects made in the context so far, by entity name.
+    private var objectsByEntity: [String: Int] = [:]
 
     /// Save and let go every this many inserted objects (`nil`: keep everything in the context).
     let batchSize: Int?
@@ -34,13 +44,17 @@ public final class ImportTarget {
     /// Handles of objects still in the context (made permanent and let go at a checkpoint).
     private var liveHandles: [Handle] = []
     private var sinceCheckpoint = 0
-    private var indexes: [IndexKey: [AttributeValue: IndexEntry]] = [:]
-    private var indexedAttributes: [String: [IndexKey]] = [:]
+    private var indexes: [IndexKey: KeyIndex] = [:]
+    private var indexedAttributes: [String: [KeyIndex]] = [:]
     private var pendingKeyLinks: [KeyLink] = []
     private var uriHandles: [String: Handle] = [:]
     private var pendingURILinks: [URILink] = []
     private var columnCache: [String: [String: Column]] = [:]
     private var reportedUnknown = Set<String>()
+    /// Rows read since the last batch was written (see ``insertRow(_:columns:cells:at:in:)``).
+    private var pendingRows: [PendingRow] = []
+    /// How each entity's rows are written without objects (`nil`: they need objects), by the entity's layout.
+    private var rowShapes: [ObjectIdentifier: RowShape?] = [:]
     /// Objects whose values are still being set (kept out of an index built meanwhile; they join when finished).
     private var building = Set<ObjectIdentifier>()
     private let started = Date()
@@ -144,13 +158,41 @@ public final class ImportTarget {
 
     /// What a source column fills.
     enum Column {
-        case attribute(AttributeDescription)
+        case attribute(AttributeColumn)
         /// Nested objects (JSON, property lists) or object URIs (dump format).
         case relationship(RelationshipDescription)
         /// A to-one filled with the destination whose attribute `key` equals the value.
-        case byKey(RelationshipDescription, key: AttributeDescription)
+        case byKey(KeyColumn)
         case ignored
         case unknown(String)
+    }
+
+    /// An attribute a column fills, with its slot in the entity's layout (a class: a column is read once per cell).
+    final class AttributeColumn {
+        let attribute: AttributeDescription
+        let slot: Int
+
+        init(_ attribute: AttributeDescription, slot: Int) {
+            self.attribute = attribute
+            self.slot = slot
+        }
+    }
+
+    /// A to-one a column fills with the destination whose attribute `key` equals the cell.
+    final class KeyColumn {
+        let relationship: RelationshipDescription
+        let key: AttributeDescription
+        /// Whether a row written without an object can hold the link in its own column: the relationship has no
+        /// inverse, or an unordered to-many one (nothing on the destination's side is written).
+        let fillsRow: Bool
+        /// The key index, once built.
+        var index: KeyIndex?
+
+        init(_ relationship: RelationshipDescription, key: AttributeDescription, fillsRow: Bool) {
+            self.relationship = relationship
+            self.key = key
+            self.fillsRow = fillsRow
+        }
     }
 
     /// What the column `name` of a source of `entity` fills: the mapping's rule for the entity, else the property
@@ -168,18 +210,18 @@ public final class ImportTarget {
         if let rule {
             if rule.ignore.contains(name) { return .ignored }
             if let (attributeName, _) = rule.attributes.first(where: { $0.value == name }) {
-                guard let attribute = entity.attributes.first(where: { $0.name == attributeName }) else {
+                guard let slot = entity.attributeIndex[attributeName] else {
                     return .unknown(
                         "the mapping names attribute '\(attributeName)', which \(entity.name) does not have")
                 }
-                return .attribute(attribute)
+                return .attribute(AttributeColumn(entity.attributes[slot], slot: slot))
             }
             if let (relationshipName, target) = rule.relationships.first(where: { $0.value.source == name }) {
                 return byKey(relationshipName, key: target.match, of: entity)
             }
         }
-        if let attribute = entity.attributes.first(where: { $0.name.lowercased() == lowered }) {
-            return .attribute(attribute)
+        if let slot = entity.attributes.firstIndex(where: { $0.name.lowercased() == lowered }) {
+            return .attribute(AttributeColumn(entity.attributes[slot], slot: slot))
         }
         if let relationship = entity.relationships.first(where: { $0.name.lowercased() == lowered }) {
             return .relationship(relationship)
@@ -211,7 +253,11 @@ public final class ImportTarget {
         else {
             return .unknown("\(relationship.destinationEntityName) has no attribute '\(key)' to match")
         }
-        return .byKey(relationship, key: attribute)
+        let inverse = relationship.inverseName.flatMap { name in
+            destination.relationships.first { $0.name == name }
+        }
+        let fillsRow = inverse.map { $0.isToMany && !$0.isOrdered } ?? (relationship.inverseName == nil)
+        return .byKey(KeyColumn(relationship, key: attribute, fillsRow: fillsRow))
     }
 
     /// Reports the unknown columns of a header (once per file and column) and returns whether every column is
@@ -261,9 +307,17 @@ public final class ImportTarget {
     }
 
     /// Inserts one row of a table whose columns were resolved once (CSV, TSV, SQLite).
+    ///
+    /// In a batched import, a row of an entity with no behaviour of its own (no class registered for it, no derived
+    /// attributes) whose columns are attributes and to-ones by key is written without making an object: its values
+    /// are checked against the model's rules here and written with the next batch.
     func insertRow(
         _ entity: EntityLayout, columns: [Column], cells: [ImportNode], at place: ImportPlace, in url: URL
     ) throws(DocumentError) {
+        if let shape = rowShape(of: entity, columns: columns) {
+            try addRow(entity, shape: shape, columns: columns, cells: cells, at: place, in: url)
+            return
+        }
         let object = try newObject(entity, at: place, in: url)
         for (column, cell) in zip(columns, cells) {
             if case .unknown = column { continue }
@@ -284,8 +338,171 @@ public final class ImportTarget {
         origins[object.objectID] = origin(place, url)
         building.insert(ObjectIdentifier(object))
         insertedCount += 1
+        objectsByEntity[entity.name, default: 0] += 1
         sinceCheckpoint += 1
         return object
+    }
+
+    // MARK: - Rows written without objects
+
+    /// A row of a batched import waiting to be written: its values by the entity's slots and its to-one
+    /// destinations.
+    struct PendingRow {
+        let entity: EntityLayout
+        let values: [AttributeValue]
+        let links: [(relationship: String, destination: Handle)]
+        let handle: Handle
+    }
+
+    /// What writing rows of an entity without objects needs.
+    final class RowShape {
+        let entityName: String
+        /// The attributes' default values, by slot: a new row's values.
+        let defaults: [AttributeValue]
+        /// Rows read so far.
+        var count = 0
+        /// The slots of the attributes the model has rules for.
+        let checkedSlots: [Int]
+        /// The key indexes rows of the entity join, with the slot of each one's attribute, worked out when the
+        /// import had `count` indexes (indexes are only added).
+        var indexed: (count: Int, keys: [(key: KeyIndex, slot: Int)]) = (0, [])
+
+        init(_ entity: EntityLayout) {
+            entityName = entity.name
+            defaults = entity.attributes.map(\.defaultValue)
+            checkedSlots = entity.attributes.indices.filter {
+                ManagedObjectContext.attributeHasRules(entity.attributes[$0])
+            }
+        }
+    }
+
+    /// How rows of `entity` with these columns are written without objects (`nil`: they need objects).
+    private func rowShape(of entity: EntityLayout, columns: [Column]) -> RowShape? {
+        guard batchSize != nil else { return nil }
+        let shape: RowShape?
+        if let known = rowShapes[ObjectIdentifier(entity)] {
+            shape = known
+        } else {
+            let plain =
+                context.persistentStoreCoordinator.objectClass(forEntityName: entity.name) == ManagedObject.self
+                && !entity.attributes.contains { $0.derivationExpression != nil }
+            shape = plain ? RowShape(entity) : nil
+            rowShapes[ObjectIdentifier(entity)] = shape
+        }
+        guard let shape else { return nil }
+        for i in columns.indices {
+            if case .relationship = columns[i] { return nil }
+        }
+        return shape
+    }
+
+    private func addRow(
+        _ entity: EntityLayout, shape: RowShape, columns: [Column], cells: [ImportNode], at place: ImportPlace,
+        in url: URL
+    ) throws(DocumentError) {
+        let handle = Handle(object: nil, id: nil)
+        handle.isPendingRow = true
+        insertedCount += 1
+        shape.count += 1
+        sinceCheckpoint += 1
+        var values = shape.defaults
+        var links: [(relationship: String, destination: Handle)] = []
+        for i in columns.indices where i < cells.count {
+            switch columns[i] {
+            case .ignored, .unknown, .relationship:
+                continue
+            case .attribute(let column):
+                let value: AttributeValue
+                do {
+                    value = try cells[i].value.attributeValue(for: column.attribute, model: model)
+                } catch {
+                    problem("\(entity.name).\(column.attribute.name): \(error.reason)", at: cells[i].place, in: url)
+                    continue
+                }
+                do {
+                    values[column.slot] = try entity.converted(value, forAttributeAt: column.slot)
+                } catch {
+                    // Worded as setting the value on an object words it.
+                    let key = "\(entity.name).\(column.attribute.name)"
+                    problem(
+                        "\(key): \(ObjectGraphError(.wrongValueType, "\(key): \(error)"))", at: cells[i].place, in: url)
+                }
+            case .byKey(let column):
+                guard let link = try keyLink(column, cells[i], from: handle, of: entity.name, in: url) else { continue }
+                switch link.key.entries[link.value] {
+                case .some(var entry) where entry.count == 1:
+                    if entry.usedAt == nil {
+                        entry.usedAt = link.origin
+                        link.key.entries[link.value] = entry
+                    }
+                    if column.fillsRow && (entry.handle.id != nil || entry.handle.isPendingRow) {
+                        links.append((column.relationship.name, entry.handle))
+                    } else {
+                        pendingKeyLinks.append(link)
+                    }
+                case .some(let entry):
+                    problem(ambiguity(link, entry.count))
+                case .none:
+                    pendingKeyLinks.append(link)
+                }
+            }
+        }
+        for slot in shape.checkedSlots {
+            ManagedObjectContext.attributeRuleFailures(of: values[slot], for: entity.attributes[slot]) { _, message in
+                problem("\(place.described(in: url.path)): \(entity.name).\(entity.attributes[slot].name): \(message)")
+            }
+        }
+        if shape.indexed.count != indexes.count {
+            var keys: [(key: KeyIndex, slot: Int)] = []
+            for ancestor in [entity.name] + entity.ancestorNames {
+                for key in indexedAttributes[ancestor] ?? [] {
+                    if let slot = entity.attributeIndex[key.attribute.name] { keys.append((key, slot)) }
+                }
+            }
+            shape.indexed = (indexes.count, keys)
+        }
+        for (key, slot) in shape.indexed.keys where !values[slot].isNull {
+            addToIndex(key, values[slot], handle)
+        }
+        pendingRows.append(PendingRow(entity: entity, values: values, links: links, handle: handle))
+    }
+
+    /// Gives the waiting rows their permanent IDs and, unless the import has failed, writes them in one batch.
+    private func writeRows() throws(DocumentError) {
+        guard !pendingRows.isEmpty else { return }
+        let coordinator = context.persistentStoreCoordinator
+        let ids: [ManagedObjectID]
+        do {
+            ids = try coordinator.obtainPermanentIDs(for: pendingRows.map { ($0.entity.name, nil) })
+        } catch {
+            throw DocumentError(.io, "numbering a batch of the import: \(error)")
+        }
+        guard ids.count == pendingRows.count else {
+            throw DocumentError(.io, "numbering a batch of the import: \(ids.count) IDs for \(pendingRows.count) rows")
+        }
+        for (row, id) in zip(pendingRows, ids) {
+            row.handle.id = id
+            row.handle.isPendingRow = false
+        }
+        defer { pendingRows.removeAll(keepingCapacity: true) }
+        guard problemCount == 0 else { return }
+        var snapshots: [ObjectSnapshot] = []
+        snapshots.reserveCapacity(pendingRows.count)
+        for (row, id) in zip(pendingRows, ids) {
+            var snapshot = ObjectSnapshot(objectID: id, version: 1, layout: row.entity, values: row.values)
+            for (relationship, destination) in row.links {
+                guard let destinationID = destination.id else {
+                    throw DocumentError(.io, "an imported object was lost before it was saved")
+                }
+                snapshot.toOne[relationship] = .some(destinationID)
+            }
+            snapshots.append(snapshot)
+        }
+        do {
+            try coordinator.insert(snapshots)
+        } catch {
+            throw DocumentError(.io, "saving a batch of the import: \(error)")
+        }
     }
 
     /// After an object's values are set: it joins the key indexes built so far.
@@ -314,7 +531,8 @@ public final class ImportTarget {
         switch column {
         case .ignored, .unknown:
             return
-        case .attribute(let attribute):
+        case .attribute(let column):
+            let attribute = column.attribute
             let value: AttributeValue
             do {
                 value = try node.value.attributeValue(for: attribute, model: model)
@@ -327,24 +545,15 @@ public final class ImportTarget {
             } catch {
                 report(attribute.name, error.description)
             }
-        case .byKey(let relationship, let key):
-            let value: AttributeValue
-            do {
-                value = try node.value.attributeValue(for: key, model: model)
-            } catch {
-                report("\(relationship.name).\(key.name)", error.reason)
+        case .byKey(let column):
+            guard let link = try keyLink(column, node, from: makeHandle(object), of: entityName, in: url) else {
                 return
             }
-            guard !value.isNull else { return }
-            let indexKey = try index(relationship.destinationEntityName, key)
-            let link = KeyLink(
-                source: makeHandle(object), relationship: relationship.name, key: indexKey, value: value,
-                origin: origin(node.place, url))
-            switch indexes[indexKey]?[value] {
+            switch link.key.entries[link.value] {
             case .some(var entry) where entry.count == 1:
                 if entry.usedAt == nil {
                     entry.usedAt = link.origin
-                    indexes[indexKey]?[value] = entry
+                    link.key.entries[link.value] = entry
                 }
                 try connect(link, to: entry)
             case .some(let entry):
@@ -355,6 +564,27 @@ public final class ImportTarget {
         case .relationship(let relationship):
             try applyRelationship(relationship, node, to: object, in: url, report: report)
         }
+    }
+
+    /// The link a to-one-by-key cell asks for (`nil` when the cell is empty or its value does not parse, which is
+    /// recorded as a problem).
+    private func keyLink(
+        _ column: KeyColumn, _ node: ImportNode, from source: Handle, of entityName: String, in url: URL
+    ) throws(DocumentError) -> KeyLink? {
+        let value: AttributeValue
+        do {
+            value = try node.value.attributeValue(for: column.key, model: model)
+        } catch {
+            problem(
+                "\(entityName).\(column.relationship.name).\(column.key.name): \(error.reason)", at: node.place,
+                in: url)
+            return nil
+        }
+        guard !value.isNull else { return nil }
+        let indexKey = try index(of: column)
+        return KeyLink(
+            source: source, relationship: column.relationship.name, key: indexKey, value: value,
+            origin: origin(node.place, url))
     }
 
     private func applyRelationship(
@@ -488,6 +718,7 @@ public final class ImportTarget {
     /// and lets go of its objects.
     func checkpoint() throws(DocumentError) {
         sinceCheckpoint = 0
+        try writeRows()
         validate()
         if problemCount == 0 {
             do {
@@ -530,8 +761,9 @@ public final class ImportTarget {
     /// Called once, when every source has been read.
     /// - Throws: ``DocumentError`` `badData` listing every problem (nothing of the import is kept then).
     public func finish() throws(DocumentError) {
+        try writeRows()
         for link in pendingKeyLinks {
-            switch indexes[link.key]?[link.value] {
+            switch link.key.entries[link.value] {
             case .some(let entry) where entry.count == 1:
                 if problemCount == 0 { try connect(link, to: entry) }
             case .some(let entry):
@@ -597,6 +829,8 @@ public final class ImportTarget {
     final class Handle {
         var object: ManagedObject?
         var id: ManagedObjectID?
+        /// A row waiting to be written (it gets its ID when its batch is written).
+        var isPendingRow = false
 
         init(object: ManagedObject?, id: ManagedObjectID?) {
             self.object = object
@@ -618,6 +852,19 @@ public final class ImportTarget {
         }
     }
 
+    /// The objects of an entity by the value of one attribute (a class: rows find theirs without hashing its
+    /// names).
+    final class KeyIndex {
+        let entity: String
+        let attribute: AttributeDescription
+        var entries: [AttributeValue: IndexEntry] = [:]
+
+        init(entity: String, attribute: AttributeDescription) {
+            self.entity = entity
+            self.attribute = attribute
+        }
+    }
+
     struct IndexEntry {
         var handle: Handle
         var count: Int
@@ -634,7 +881,7 @@ public final class ImportTarget {
     struct KeyLink {
         let source: Handle
         let relationship: String
-        let key: IndexKey
+        let key: KeyIndex
         let value: AttributeValue
         let origin: Origin
     }
@@ -673,6 +920,7 @@ public final class ImportTarget {
 
     private func resolve(_ handle: Handle) throws(DocumentError) -> ManagedObject {
         if let object = handle.object { return object }
+        if handle.isPendingRow { try writeRows() }
         guard let id = handle.id else { throw DocumentError(.io, "an imported object was lost before it was saved") }
         do {
             return try context.object(with: id)
@@ -709,10 +957,17 @@ public final class ImportTarget {
 
     /// The index of `entity`'s objects by `attribute`, built on first use from every object the context can fetch
     /// (the document's and those imported so far) and kept up to date as objects are inserted.
-    private func index(_ entity: String, _ attribute: AttributeDescription) throws(DocumentError) -> IndexKey {
-        let key = IndexKey(entity: entity, attribute: attribute)
-        if indexes[key] != nil { return key }
-        indexes[key] = [:]
+    private func index(of column: KeyColumn) throws(DocumentError) -> KeyIndex {
+        if let key = column.index { return key }
+        let key = try index(column.relationship.destinationEntityName, column.key)
+        column.index = key
+        return key
+    }
+
+    private func index(_ entity: String, _ attribute: AttributeDescription) throws(DocumentError) -> KeyIndex {
+        if let known = indexes[IndexKey(entity: entity, attribute: attribute)] { return known }
+        let key = KeyIndex(entity: entity, attribute: attribute)
+        indexes[IndexKey(entity: entity, attribute: attribute)] = key
         indexedAttributes[entity, default: []].append(key)
         let objects: [ManagedObject]
         do {
@@ -724,20 +979,25 @@ public final class ImportTarget {
             let value = try read(object, attribute)
             if !value.isNull { addToIndex(key, value, makeHandle(object)) }
         }
+        // Rows not written yet are not in the store: they join from here.
+        for row in pendingRows where row.entity.name == entity || row.entity.ancestorNames.contains(entity) {
+            guard let slot = row.entity.attributeIndex[attribute.name], !row.values[slot].isNull else { continue }
+            addToIndex(key, row.values[slot], row.handle)
+        }
         return key
     }
 
-    private func addToIndex(_ key: IndexKey, _ value: AttributeValue, _ handle: Handle) {
-        if var entry = indexes[key]?[value] {
+    private func addToIndex(_ key: KeyIndex, _ value: AttributeValue, _ handle: Handle) {
+        if var entry = key.entries[value] {
             entry.count += 1
             if entry.count == 2, let usedAt = entry.usedAt {
                 problem(
                     "\(describe(usedAt)): \(key.entity).\(key.attribute.name) = \(value.literalText) matches more than one \(key.entity) object"
                 )
             }
-            indexes[key]?[value] = entry
+            key.entries[value] = entry
         } else {
-            indexes[key]?[value] = IndexEntry(handle: handle, count: 1, usedAt: nil)
+            key.entries[value] = IndexEntry(handle: handle, count: 1, usedAt: nil)
         }
     }
 }

@@ -113,6 +113,9 @@ extension ImportValue {
             if let value = Double(text) { return .double(value) }
         case .date:
             if let date = DateText.parse(text) { return .date(date) }
+        case .boolean:
+            if text == "true" || text == "YES" || text == "1" { return .boolean(true) }
+            if text == "false" || text == "NO" || text == "0" { return .boolean(false) }
         default:
             break
         }

@@ -47,44 +47,7 @@ extension ManagedObjectContext {
         for (i, attribute) in layout.attributes.enumerated() {
             let value = try object.attributeValue(at: i)
             let key = attribute.name
-            if value.isNull {
-                if !attribute.isOptional && !attribute.isTransient && attribute.derivationExpression == nil {
-                    fail(.required, key, "a value is required")
-                }
-            } else {
-                let rules = attribute.validation
-                if let minimum = rules.minimumValue,
-                    let o = ValueComparison.order(PredicateValue(value), PredicateValue(minimum)),
-                    o == .orderedAscending
-                {
-                    fail(.belowMinimum, key, "\(value.literalText) is less than the minimum \(minimum.literalText)")
-                }
-                if let maximum = rules.maximumValue,
-                    let o = ValueComparison.order(PredicateValue(value), PredicateValue(maximum)),
-                    o == .orderedDescending
-                {
-                    fail(.aboveMaximum, key, "\(value.literalText) is more than the maximum \(maximum.literalText)")
-                }
-                if case .string(let s) = value {
-                    if let minimum = rules.minimumLength, s.count < minimum {
-                        fail(.tooShort, key, "\"\(s)\" is shorter than \(minimum) characters")
-                    }
-                    if let maximum = rules.maximumLength, s.count > maximum {
-                        fail(.tooLong, key, "\"\(s)\" is longer than \(maximum) characters")
-                    }
-                    if let pattern = rules.regularExpression {
-                        do {
-                            if try !ValueComparison.matches(s, pattern, []) {
-                                fail(.patternMismatch, key, "\"\(Diagnostics.quote(s))\" does not match /\(pattern)/")
-                            }
-                        } catch {
-                            fail(
-                                .patternMismatch, key,
-                                "the model's pattern /\(pattern)/ is not a valid regular expression")
-                        }
-                    }
-                }
-            }
+            attributeRuleFailures(of: value, for: attribute) { fail($0, key, $1) }
             do { try object.validateValue(PredicateValue(value), forKey: key) } catch { errors.append(error) }
         }
         for (i, relationship) in layout.relationships.enumerated() {
@@ -116,6 +79,63 @@ extension ManagedObjectContext {
             }
         }
         return errors
+    }
+
+    /// Whether ``attributeRuleFailures(of:for:_:)`` can fail for some value of the attribute.
+    /// - Parameter attribute: the attribute.
+    /// - Returns: `false` for an optional attribute without bounds, lengths or pattern.
+    package static func attributeHasRules(_ attribute: AttributeDescription) -> Bool {
+        let rules = attribute.validation
+        return (!attribute.isOptional && !attribute.isTransient && attribute.derivationExpression == nil)
+            || rules.minimumValue != nil || rules.maximumValue != nil || rules.minimumLength != nil
+            || rules.maximumLength != nil || rules.regularExpression != nil
+    }
+
+    /// The model's rules for one attribute's value: required, bounds, lengths and pattern (what an object's save
+    /// checks for it, apart from the object's own validators).
+    /// - Parameters:
+    ///   - value: the value, of the attribute's type.
+    ///   - attribute: the attribute.
+    ///   - fail: called with each rule broken and its message.
+    package static func attributeRuleFailures(
+        of value: AttributeValue, for attribute: AttributeDescription,
+        _ fail: (ObjectValidationError.Code, String) -> Void
+    ) {
+        if value.isNull {
+            if !attribute.isOptional && !attribute.isTransient && attribute.derivationExpression == nil {
+                fail(.required, "a value is required")
+            }
+            return
+        }
+        let rules = attribute.validation
+        if let minimum = rules.minimumValue,
+            let o = ValueComparison.order(PredicateValue(value), PredicateValue(minimum)),
+            o == .orderedAscending
+        {
+            fail(.belowMinimum, "\(value.literalText) is less than the minimum \(minimum.literalText)")
+        }
+        if let maximum = rules.maximumValue,
+            let o = ValueComparison.order(PredicateValue(value), PredicateValue(maximum)),
+            o == .orderedDescending
+        {
+            fail(.aboveMaximum, "\(value.literalText) is more than the maximum \(maximum.literalText)")
+        }
+        guard case .string(let s) = value else { return }
+        if let minimum = rules.minimumLength, s.count < minimum {
+            fail(.tooShort, "\"\(s)\" is shorter than \(minimum) characters")
+        }
+        if let maximum = rules.maximumLength, s.count > maximum {
+            fail(.tooLong, "\"\(s)\" is longer than \(maximum) characters")
+        }
+        if let pattern = rules.regularExpression {
+            do {
+                if try !ValueComparison.matches(s, pattern, []) {
+                    fail(.patternMismatch, "\"\(Diagnostics.quote(s))\" does not match /\(pattern)/")
+                }
+            } catch {
+                fail(.patternMismatch, "the model's pattern /\(pattern)/ is not a valid regular expression")
+            }
+        }
     }
 
     /// Deny rules: a deleted object may not leave destinations behind on a Deny relationship.

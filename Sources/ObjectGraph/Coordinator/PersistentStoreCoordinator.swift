@@ -123,7 +123,7 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { $0.classes[name] = type }
     }
 
-    func objectClass(forEntityName name: String) -> ManagedObject.Type {
+    package func objectClass(forEntityName name: String) -> ManagedObject.Type {
         state.withLock { $0.classes[name] } ?? ManagedObject.self
     }
 
@@ -271,14 +271,20 @@ public final class PersistentStoreCoordinator: Sendable {
     // MARK: - Saving
 
     /// Gives new objects permanent IDs in the stores they are assigned to (or the first store holding the entity).
-    func obtainPermanentIDs(
+    package func obtainPermanentIDs(
         for requests: [(entityName: String, store: String?)]
     ) throws(StoreError) -> [ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
             // Group by store and root entity, so that each store allocates all its keys for a root at once.
             var groups: [(entry: StoreEntry, root: String, positions: [Int])] = []
             var groupIndex: [String: Int] = [:]
+            var last: (request: (entityName: String, store: String?), group: Int)?
             for (position, request) in requests.enumerated() {
+                // A run of requests for one entity (a batch) is grouped without a lookup per request.
+                if let last, last.request.entityName == request.entityName, last.request.store == request.store {
+                    groups[last.group].positions.append(position)
+                    continue
+                }
                 guard
                     let entry = request.store.flatMap({ s in state.entries.first { $0.store.identifier == s } })
                         ?? state.entries.first(where: { $0.entityNames.contains(request.entityName) })
@@ -289,8 +295,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 let key = entry.store.identifier + "\u{0}" + root
                 if let index = groupIndex[key] {
                     groups[index].positions.append(position)
+                    last = (request, index)
                 } else {
                     groupIndex[key] = groups.count
+                    last = (request, groups.count)
                     groups.append((entry, root, [position]))
                 }
             }
@@ -304,6 +312,19 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
             }
             return ids.compactMap { $0 }
+        }
+    }
+
+    /// Writes new objects straight to their stores, without a context (Core Data's batch insert): no object is
+    /// made, registered or validated; each snapshot must carry a permanent ID from ``obtainPermanentIDs(for:)``.
+    /// All or nothing, as a save.
+    /// - Parameter snapshots: the new objects' values and to-one destinations.
+    /// - Throws: ``StoreError`` when a store cannot write them (nothing is then written).
+    package func insert(_ snapshots: [ObjectSnapshot]) throws(StoreError) {
+        let (conflicts, _) = try save(SaveChanges(inserted: snapshots))
+        guard conflicts.isEmpty else {
+            throw StoreError(
+                .conflict, "\(conflicts.count) new object(s) conflict with stored ones", conflicts: conflicts)
         }
     }
 
@@ -352,9 +373,14 @@ public final class PersistentStoreCoordinator: Sendable {
             do throws(StoreError) {
                 for entry in state.entries {
                     let identifier = entry.store.identifier
-                    let inserted = changes.inserted.filter { $0.objectID.storeIdentifier == identifier }
-                    let updated = changes.updated.filter { $0.snapshot.objectID.storeIdentifier == identifier }
-                    let deleted = changes.deleted.filter { $0.objectID.storeIdentifier == identifier }
+                    // A list whose changes are all this store's is used as it is (no copy).
+                    func mine<T>(_ changes: [T], _ id: (T) -> ManagedObjectID) -> [T] {
+                        changes.allSatisfy { id($0).storeIdentifier == identifier }
+                            ? changes : changes.filter { id($0).storeIdentifier == identifier }
+                    }
+                    let inserted = mine(changes.inserted, \.objectID)
+                    let updated = mine(changes.updated, \.snapshot.objectID)
+                    let deleted = mine(changes.deleted, \.objectID)
                     if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { continue }
                     if entry.store.description.isReadOnly {
                         throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")

@@ -24,7 +24,8 @@ public final class EntityLayout: Sendable {
     /// The model's composites by name, for the values of composite attributes.
     public let composites: [String: CompositeDescription]
 
-    let attributeIndex: [String: Int]
+    /// Each attribute's slot, by name.
+    package let attributeIndex: [String: Int]
     let relationshipIndex: [String: Int]
     /// The attributes that are stored (not transient): slot, name and type, without copying descriptions in loops
     /// that run once per object.
