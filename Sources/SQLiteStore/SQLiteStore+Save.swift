@@ -81,13 +81,24 @@ extension SQLiteStore {
                 }
             }
             if conflicts.isEmpty {
-                for snapshot in request.inserted { try writeToMany(snapshot, only: nil) }
+                for i in request.inserted.indices where !request.inserted[i].toMany.isEmpty {
+                    try writeToMany(request.inserted[i], only: nil)
+                }
                 for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
                 // Keys given elsewhere (a migration) raise Z_MAX so that new keys never collide.
                 var highest: [Int64: Int64] = [:]
-                for snapshot in request.inserted {
-                    let root = schema.number(model.rootEntity(of: snapshot.objectID.entityName))
-                    highest[root] = max(highest[root] ?? 0, snapshot.objectID.primaryKey)
+                var last: (entityName: String, root: Int64)?
+                for i in request.inserted.indices {
+                    let id = request.inserted[i].objectID
+                    // The root's number is looked up once per run of one entity.
+                    let root: Int64
+                    if let last, last.entityName == id.entityName {
+                        root = last.root
+                    } else {
+                        root = schema.number(model.rootEntity(of: id.entityName))
+                        last = (id.entityName, root)
+                    }
+                    highest[root] = max(highest[root] ?? 0, id.primaryKey)
                 }
                 for (root, key) in highest {
                     try database.run(

@@ -15,6 +15,10 @@ public import ObjectGraph
 public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopying, @unchecked Sendable {
     /// The store type name, as Core Data spells it.
     public static let typeName = "SQLite"
+    /// The option (value `"YES"`) for a new file that is filled once and thrown away if filling fails (an import
+    /// into a temporary file): until the store is closed, SQLite keeps its rollback journal in memory and does not
+    /// wait for the disk at each commit; closing restores the journal mode and flushes the file to disk.
+    public static let bulkLoadOption = "bulkLoad"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
     public static let modelMetadataKey = StoreMetadata.modelKey
 
@@ -29,6 +33,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let externalDataDirectory: URL?
     var schema: SQLiteSchema!
     var model: ManagedObjectModel!
+    /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
+    var isBulkLoading = false
     /// The INSERT statement of each entity, with its number of value columns (made once per entity).
     var insertSQL: [String: (sql: String, columns: Int)] = [:]
     /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
@@ -294,6 +300,11 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     public func checkpointAndClose() throws(StoreError) {
         defer { close() }
         guard !description.isReadOnly else { return }
+        if isBulkLoading {
+            isBulkLoading = false
+            try finishBulkLoad()
+            return
+        }
         try reporting {
             let rows = try database.query("PRAGMA wal_checkpoint(TRUNCATE)")
             // (busy, log frames, checkpointed frames): busy must be 0.
@@ -302,6 +313,25 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                     .io, path: description.url?.path, "the write-ahead log could not be checkpointed (busy)")
             }
         }
+    }
+
+    /// Ends a bulk load: the journal mode the store was made with is set again (written into the file for WAL) and
+    /// the file is flushed to disk.
+    private func finishBulkLoad() throws(StoreError) {
+        let mode = description.options["journalMode"]?.uppercased() ?? "WAL"
+        try reporting {
+            try database.execute("PRAGMA synchronous = FULL")
+            _ = try database.query("PRAGMA journal_mode = \(Self.journalModes.contains(mode) ? mode : "WAL")")
+            _ = try database.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        guard let path = description.url?.path else { return }
+        let file = open(path, O_RDWR | O_CLOEXEC)
+        guard file >= 0, fsync(file) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if file >= 0 { Foundation.close(file) }
+            throw StoreError(.io, path: path, "cannot flush the file to disk: \(reason)")
+        }
+        Foundation.close(file)
     }
 
     func storeError(_ error: SQLiteStoreError) -> StoreError {
@@ -323,6 +353,11 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 try createSchema()
                 triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
+                if description.options[Self.bulkLoadOption]?.uppercased() == "YES" {
+                    isBulkLoading = true
+                    _ = try database.query("PRAGMA journal_mode = MEMORY")
+                    try database.execute("PRAGMA synchronous = OFF")
+                }
             } else {
                 var numbers: [String: Int64] = [:]
                 var rowNames: [String: Int64] = [:]

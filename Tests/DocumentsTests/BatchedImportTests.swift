@@ -55,6 +55,11 @@ final class RuledShelf: ManagedObject {
             ofType: .sqlite, model: ImportTests.model(), options: ImportOptions())
         #expect(summary.inserted == ["Book": early + 100, "Shelf": shelves])
         #expect(summary.batched)
+        // Written with its journal in memory: nothing is left beside it, and it is whole.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [
+                "Shelf.csv", "early", "late", "out.sqlite",
+            ])
 
         let document = try PersistentDocument(contentsOf: out, model: ImportTests.model())
         defer { _ = try? document.close() }

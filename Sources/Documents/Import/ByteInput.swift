@@ -85,6 +85,38 @@ final class ByteInput {
         return byte
     }
 
+    /// Consumes the bytes before the next `stop`, CR or LF (or the end of the file), appending them to `bytes`: an
+    /// unquoted field of a delimited file, scanned in one pass over the buffer.
+    /// - Parameters:
+    ///   - stop: the separator.
+    ///   - bytes: where the bytes go.
+    /// - Throws: ``DocumentError`` `io` when reading fails.
+    func take(until stop: UInt8, into bytes: inout [UInt8]) throws(DocumentError) {
+        while true {
+            if position >= end {
+                try fill(atLeast: 1)
+                if position >= end { return }
+            }
+            let start = position
+            let limit = end
+            var i = start
+            var characters = 0
+            block.withUnsafeBufferPointer { buffer in
+                while i < limit {
+                    let byte = buffer[i]
+                    if byte == stop || byte == 0x0A || byte == 0x0D { break }
+                    if byte & 0xC0 != 0x80 { characters += 1 }
+                    i += 1
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<i]))
+            }
+            position = i
+            offset += Int64(i - start)
+            column += characters
+            if i < limit { return }
+        }
+    }
+
     /// Reads more, keeping the unread bytes, until `count` are available or the file ends.
     private func fill(atLeast count: Int) throws(DocumentError) {
         while end - position < count && !atEOF {

@@ -46,10 +46,7 @@ struct DelimitedReader {
                 input.advance()
                 try readQuoted(openedAt: start)
             } else {
-                while let byte = try input.peek(), byte != separator, byte != 0x0A, byte != 0x0D {
-                    scratch.append(byte)
-                    input.advance()
-                }
+                try input.take(until: separator, into: &scratch)
             }
             record.fields.append(try text(of: scratch, at: start))
             record.positions.append(start)

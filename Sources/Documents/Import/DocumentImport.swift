@@ -135,7 +135,10 @@ public enum DocumentImport {
         do throws(DocumentError) {
             let coordinator = PersistentStoreCoordinator(model: model)
             do {
-                store = try coordinator.addPersistentStore(type: storeType, url: temporary, options: type.storeOptions)
+                // The temporary file is thrown away if the import fails: no journal on disk, no waiting for it.
+                var options = type.storeOptions
+                options[SQLiteStore.bulkLoadOption] = "YES"
+                store = try coordinator.addPersistentStore(type: storeType, url: temporary, options: options)
             } catch {
                 throw DocumentError(error)
             }

@@ -260,13 +260,61 @@ public final class ImportTarget {
         return .byKey(KeyColumn(relationship, key: attribute, fillsRow: fillsRow))
     }
 
-    /// Reports the unknown columns of a header (once per file and column) and returns whether every column is
-    /// known.
-    func checkColumns(_ names: [(String, ImportPlace)], of entity: EntityLayout, in url: URL) -> [Column] {
-        names.map { name, place in
-            let resolved = column(name, of: entity)
-            if case .unknown(let reason) = resolved { reportUnknown(reason, name: name, at: place, in: url) }
-            return resolved
+    /// Resolves the columns of a table's header, reporting the unknown ones (once per file and column).
+    func checkColumns(_ names: [(String, ImportPlace)], of entity: EntityLayout, in url: URL) -> TableColumns {
+        TableColumns(
+            names.map { name, place in
+                let resolved = column(name, of: entity)
+                if case .unknown(let reason) = resolved { reportUnknown(reason, name: name, at: place, in: url) }
+                return resolved
+            })
+    }
+
+    /// The columns of a table (CSV, TSV, a SQLite table), resolved once, with what each is for a row written
+    /// without an object laid out for reading once per cell.
+    final class TableColumns {
+        /// What a column is for a row written without an object.
+        enum RowPart {
+            case skip
+            /// An index into ``attributes``.
+            case attribute(Int)
+            /// An index into ``keys``.
+            case key(Int)
+        }
+
+        let columns: [Column]
+        let parts: [RowPart]
+        let attributes: [AttributeColumn]
+        let keys: [KeyColumn]
+        /// Whether a column holds nested objects (then rows need objects).
+        let hasRelationship: Bool
+        var count: Int { columns.count }
+
+        init(_ columns: [Column]) {
+            self.columns = columns
+            var parts: [RowPart] = []
+            var attributes: [AttributeColumn] = []
+            var keys: [KeyColumn] = []
+            var hasRelationship = false
+            for column in columns {
+                switch column {
+                case .attribute(let attribute):
+                    parts.append(.attribute(attributes.count))
+                    attributes.append(attribute)
+                case .byKey(let key):
+                    parts.append(.key(keys.count))
+                    keys.append(key)
+                case .relationship:
+                    hasRelationship = true
+                    parts.append(.skip)
+                case .ignored, .unknown:
+                    parts.append(.skip)
+                }
+            }
+            self.parts = parts
+            self.attributes = attributes
+            self.keys = keys
+            self.hasRelationship = hasRelationship
         }
     }
 
@@ -312,14 +360,14 @@ public final class ImportTarget {
     /// attributes) whose columns are attributes and to-ones by key is written without making an object: its values
     /// are checked against the model's rules here and written with the next batch.
     func insertRow(
-        _ entity: EntityLayout, columns: [Column], cells: [ImportNode], at place: ImportPlace, in url: URL
+        _ entity: EntityLayout, columns: TableColumns, cells: [ImportNode], at place: ImportPlace, in url: URL
     ) throws(DocumentError) {
         if let shape = rowShape(of: entity, columns: columns) {
             try addRow(entity, shape: shape, columns: columns, cells: cells, at: place, in: url)
             return
         }
         let object = try newObject(entity, at: place, in: url)
-        for (column, cell) in zip(columns, cells) {
+        for (column, cell) in zip(columns.columns, cells) {
             if case .unknown = column { continue }
             try apply(column, cell, to: object, in: url)
         }
@@ -377,7 +425,7 @@ public final class ImportTarget {
     }
 
     /// How rows of `entity` with these columns are written without objects (`nil`: they need objects).
-    private func rowShape(of entity: EntityLayout, columns: [Column]) -> RowShape? {
+    private func rowShape(of entity: EntityLayout, columns: TableColumns) -> RowShape? {
         guard batchSize != nil else { return nil }
         let shape: RowShape?
         if let known = rowShapes[ObjectIdentifier(entity)] {
@@ -389,15 +437,11 @@ public final class ImportTarget {
             shape = plain ? RowShape(entity) : nil
             rowShapes[ObjectIdentifier(entity)] = shape
         }
-        guard let shape else { return nil }
-        for i in columns.indices {
-            if case .relationship = columns[i] { return nil }
-        }
-        return shape
+        return columns.hasRelationship ? nil : shape
     }
 
     private func addRow(
-        _ entity: EntityLayout, shape: RowShape, columns: [Column], cells: [ImportNode], at place: ImportPlace,
+        _ entity: EntityLayout, shape: RowShape, columns: TableColumns, cells: [ImportNode], at place: ImportPlace,
         in url: URL
     ) throws(DocumentError) {
         let handle = Handle(object: nil, id: nil)
@@ -407,11 +451,12 @@ public final class ImportTarget {
         sinceCheckpoint += 1
         var values = shape.defaults
         var links: [(relationship: String, destination: Handle)] = []
-        for i in columns.indices where i < cells.count {
-            switch columns[i] {
-            case .ignored, .unknown, .relationship:
+        for (i, part) in columns.parts.enumerated() where i < cells.count {
+            switch part {
+            case .skip:
                 continue
-            case .attribute(let column):
+            case .attribute(let k):
+                let column = columns.attributes[k]
                 let value: AttributeValue
                 do {
                     value = try cells[i].value.attributeValue(for: column.attribute, model: model)
@@ -427,7 +472,8 @@ public final class ImportTarget {
                     problem(
                         "\(key): \(ObjectGraphError(.wrongValueType, "\(key): \(error)"))", at: cells[i].place, in: url)
                 }
-            case .byKey(let column):
+            case .key(let k):
+                let column = columns.keys[k]
                 guard let link = try keyLink(column, cells[i], from: handle, of: entity.name, in: url) else { continue }
                 switch link.key.entries[link.value] {
                 case .some(var entry) where entry.count == 1:

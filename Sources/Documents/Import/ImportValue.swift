@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A value read from a source, before it is converted to an attribute's type.
-public indirect enum ImportValue: Sendable {
+public enum ImportValue: Sendable {
     /// No value (JSON `null`, a property list's `NSNull`, SQL `NULL`).
     case null
     /// A CSV or TSV cell: parsed by the attribute's type; an empty cell is nil.
