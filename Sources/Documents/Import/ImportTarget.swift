@@ -53,6 +53,8 @@ public final class ImportTarget {
     private var reportedUnknown = Set<String>()
     /// Rows read since the last batch was written (see ``insertRow(_:columns:cells:at:in:)``).
     private var pendingRows: [PendingRow] = []
+    /// The to-one destinations of those rows: the row's position, the relationship, the destination.
+    private var pendingLinks: [(row: Int, relationship: String, destination: Handle)] = []
     /// How each entity's rows are written without objects (`nil`: they need objects), by the entity's layout.
     private var rowShapes: [ObjectIdentifier: RowShape?] = [:]
     /// Objects whose values are still being set (kept out of an index built meanwhile; they join when finished).
@@ -171,10 +173,15 @@ public final class ImportTarget {
     final class AttributeColumn {
         let attribute: AttributeDescription
         let slot: Int
+        /// The attribute's type and composite, read per cell without copying its description.
+        let type: AttributeType
+        let compositeName: String?
 
         init(_ attribute: AttributeDescription, slot: Int) {
             self.attribute = attribute
             self.slot = slot
+            type = attribute.type
+            compositeName = attribute.compositeName
         }
     }
 
@@ -393,13 +400,25 @@ public final class ImportTarget {
 
     // MARK: - Rows written without objects
 
-    /// A row of a batched import waiting to be written: its values by the entity's slots and its to-one
-    /// destinations.
+    /// A row of a batched import waiting to be written: its values by the entity's slots (its to-one destinations
+    /// are in ``pendingLinks``).
     struct PendingRow {
         let entity: EntityLayout
         let values: [AttributeValue]
-        let links: [(relationship: String, destination: Handle)]
-        let handle: Handle
+        /// Made only when something refers to the row (a key index, a link made at the end).
+        var handle: Handle?
+    }
+
+    /// An attribute the model has rules for, as rows check it (a class: read once per row without copying the
+    /// description).
+    final class CheckedAttribute {
+        let slot: Int
+        let attribute: AttributeDescription
+
+        init(slot: Int, attribute: AttributeDescription) {
+            self.slot = slot
+            self.attribute = attribute
+        }
     }
 
     /// What writing rows of an entity without objects needs.
@@ -409,8 +428,8 @@ public final class ImportTarget {
         let defaults: [AttributeValue]
         /// Rows read so far.
         var count = 0
-        /// The slots of the attributes the model has rules for.
-        let checkedSlots: [Int]
+        /// The attributes the model has rules for.
+        let checked: [CheckedAttribute]
         /// The key indexes rows of the entity join, with the slot of each one's attribute, worked out when the
         /// import had `count` indexes (indexes are only added).
         var indexed: (count: Int, keys: [(key: KeyIndex, slot: Int)]) = (0, [])
@@ -418,9 +437,9 @@ public final class ImportTarget {
         init(_ entity: EntityLayout) {
             entityName = entity.name
             defaults = entity.attributes.map(\.defaultValue)
-            checkedSlots = entity.attributes.indices.filter {
+            checked = entity.attributes.indices.filter {
                 ManagedObjectContext.attributeHasRules(entity.attributes[$0])
-            }
+            }.map { CheckedAttribute(slot: $0, attribute: entity.attributes[$0]) }
         }
     }
 
@@ -440,17 +459,24 @@ public final class ImportTarget {
         return columns.hasRelationship ? nil : shape
     }
 
+    /// The handle of a row being read, made on first need.
+    private static func rowHandle(_ handle: inout Handle?) -> Handle {
+        if let handle { return handle }
+        let made = Handle(object: nil, id: nil)
+        made.isPendingRow = true
+        handle = made
+        return made
+    }
+
     private func addRow(
         _ entity: EntityLayout, shape: RowShape, columns: TableColumns, cells: [ImportNode], at place: ImportPlace,
         in url: URL
     ) throws(DocumentError) {
-        let handle = Handle(object: nil, id: nil)
-        handle.isPendingRow = true
         insertedCount += 1
         shape.count += 1
         sinceCheckpoint += 1
+        var handle: Handle?
         var values = shape.defaults
-        var links: [(relationship: String, destination: Handle)] = []
         for (i, part) in columns.parts.enumerated() where i < cells.count {
             switch part {
             case .skip:
@@ -459,7 +485,8 @@ public final class ImportTarget {
                 let column = columns.attributes[k]
                 let value: AttributeValue
                 do {
-                    value = try cells[i].value.attributeValue(for: column.attribute, model: model)
+                    value = try cells[i].value.attributeValue(
+                        type: column.type, compositeName: column.compositeName, model: model)
                 } catch {
                     problem("\(entity.name).\(column.attribute.name): \(error.reason)", at: cells[i].place, in: url)
                     continue
@@ -474,28 +501,33 @@ public final class ImportTarget {
                 }
             case .key(let k):
                 let column = columns.keys[k]
-                guard let link = try keyLink(column, cells[i], from: handle, of: entity.name, in: url) else { continue }
-                switch link.key.entries[link.value] {
+                guard let (index, value) = try keyValue(column, cells[i], of: entity.name, in: url) else { continue }
+                func link() -> KeyLink {
+                    KeyLink(
+                        source: Self.rowHandle(&handle), relationship: column.relationship.name, key: index,
+                        value: value, origin: origin(cells[i].place, url))
+                }
+                switch index.entries[value] {
                 case .some(var entry) where entry.count == 1:
                     if entry.usedAt == nil {
-                        entry.usedAt = link.origin
-                        link.key.entries[link.value] = entry
+                        entry.usedAt = origin(cells[i].place, url)
+                        index.entries[value] = entry
                     }
                     if column.fillsRow && (entry.handle.id != nil || entry.handle.isPendingRow) {
-                        links.append((column.relationship.name, entry.handle))
+                        pendingLinks.append((pendingRows.count, column.relationship.name, entry.handle))
                     } else {
-                        pendingKeyLinks.append(link)
+                        pendingKeyLinks.append(link())
                     }
                 case .some(let entry):
-                    problem(ambiguity(link, entry.count))
+                    problem(ambiguity(link(), entry.count))
                 case .none:
-                    pendingKeyLinks.append(link)
+                    pendingKeyLinks.append(link())
                 }
             }
         }
-        for slot in shape.checkedSlots {
-            ManagedObjectContext.attributeRuleFailures(of: values[slot], for: entity.attributes[slot]) { _, message in
-                problem("\(place.described(in: url.path)): \(entity.name).\(entity.attributes[slot].name): \(message)")
+        for checked in shape.checked {
+            ManagedObjectContext.attributeRuleFailures(of: values[checked.slot], for: checked.attribute) { _, message in
+                problem("\(place.described(in: url.path)): \(entity.name).\(checked.attribute.name): \(message)")
             }
         }
         if shape.indexed.count != indexes.count {
@@ -508,9 +540,9 @@ public final class ImportTarget {
             shape.indexed = (indexes.count, keys)
         }
         for (key, slot) in shape.indexed.keys where !values[slot].isNull {
-            addToIndex(key, values[slot], handle)
+            addToIndex(key, values[slot], Self.rowHandle(&handle))
         }
-        pendingRows.append(PendingRow(entity: entity, values: values, links: links, handle: handle))
+        pendingRows.append(PendingRow(entity: entity, values: values, handle: handle))
     }
 
     /// Gives the waiting rows their permanent IDs and, unless the import has failed, writes them in one batch.
@@ -526,23 +558,27 @@ public final class ImportTarget {
         guard ids.count == pendingRows.count else {
             throw DocumentError(.io, "numbering a batch of the import: \(ids.count) IDs for \(pendingRows.count) rows")
         }
-        for (row, id) in zip(pendingRows, ids) {
-            row.handle.id = id
-            row.handle.isPendingRow = false
+        for (i, id) in ids.enumerated() {
+            guard let handle = pendingRows[i].handle else { continue }
+            handle.id = id
+            handle.isPendingRow = false
         }
-        defer { pendingRows.removeAll(keepingCapacity: true) }
+        defer {
+            pendingRows.removeAll(keepingCapacity: true)
+            pendingLinks.removeAll(keepingCapacity: true)
+        }
         guard problemCount == 0 else { return }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(pendingRows.count)
-        for (row, id) in zip(pendingRows, ids) {
-            var snapshot = ObjectSnapshot(objectID: id, version: 1, layout: row.entity, values: row.values)
-            for (relationship, destination) in row.links {
-                guard let destinationID = destination.id else {
-                    throw DocumentError(.io, "an imported object was lost before it was saved")
-                }
-                snapshot.toOne[relationship] = .some(destinationID)
+        for (i, id) in ids.enumerated() {
+            snapshots.append(
+                ObjectSnapshot(objectID: id, version: 1, layout: pendingRows[i].entity, values: pendingRows[i].values))
+        }
+        for (row, relationship, destination) in pendingLinks {
+            guard let destinationID = destination.id else {
+                throw DocumentError(.io, "an imported object was lost before it was saved")
             }
-            snapshots.append(snapshot)
+            snapshots[row].toOne[relationship] = .some(destinationID)
         }
         do {
             try coordinator.insert(snapshots)
@@ -617,6 +653,17 @@ public final class ImportTarget {
     private func keyLink(
         _ column: KeyColumn, _ node: ImportNode, from source: Handle, of entityName: String, in url: URL
     ) throws(DocumentError) -> KeyLink? {
+        guard let (index, value) = try keyValue(column, node, of: entityName, in: url) else { return nil }
+        return KeyLink(
+            source: source, relationship: column.relationship.name, key: index, value: value,
+            origin: origin(node.place, url))
+    }
+
+    /// The key index and value a to-one-by-key cell names (`nil` when the cell is empty or its value does not
+    /// parse, which is recorded as a problem).
+    private func keyValue(_ column: KeyColumn, _ node: ImportNode, of entityName: String, in url: URL)
+        throws(DocumentError) -> (KeyIndex, AttributeValue)?
+    {
         let value: AttributeValue
         do {
             value = try node.value.attributeValue(for: column.key, model: model)
@@ -627,10 +674,7 @@ public final class ImportTarget {
             return nil
         }
         guard !value.isNull else { return nil }
-        let indexKey = try index(of: column)
-        return KeyLink(
-            source: source, relationship: column.relationship.name, key: indexKey, value: value,
-            origin: origin(node.place, url))
+        return (try index(of: column), value)
     }
 
     private func applyRelationship(
@@ -1026,9 +1070,12 @@ public final class ImportTarget {
             if !value.isNull { addToIndex(key, value, makeHandle(object)) }
         }
         // Rows not written yet are not in the store: they join from here.
-        for row in pendingRows where row.entity.name == entity || row.entity.ancestorNames.contains(entity) {
-            guard let slot = row.entity.attributeIndex[attribute.name], !row.values[slot].isNull else { continue }
-            addToIndex(key, row.values[slot], row.handle)
+        for i in pendingRows.indices {
+            let row = pendingRows[i]
+            guard row.entity.name == entity || row.entity.ancestorNames.contains(entity),
+                let slot = row.entity.attributeIndex[attribute.name], !row.values[slot].isNull
+            else { continue }
+            addToIndex(key, row.values[slot], Self.rowHandle(&pendingRows[i].handle))
         }
         return key
     }

@@ -16,7 +16,13 @@ extension ImportValue {
     func attributeValue(
         for attribute: AttributeDescription, model: ManagedObjectModel
     ) throws(ImportValueError) -> AttributeValue {
-        let type = attribute.type
+        try attributeValue(type: attribute.type, compositeName: attribute.compositeName, model: model)
+    }
+
+    /// As ``attributeValue(for:model:)``, for an attribute of this type (and composite, for a composite attribute).
+    func attributeValue(
+        type: AttributeType, compositeName: String?, model: ManagedObjectModel
+    ) throws(ImportValueError) -> AttributeValue {
         func mismatch() -> ImportValueError {
             ImportValueError(reason: "expected \(Self.expected(type)), found \(kind)")
         }
@@ -32,10 +38,10 @@ extension ImportValue {
             return .null
         case .text(let text):
             if text.isEmpty { return .null }
-            return try Self.parse(text, as: attribute, model: model)
+            return try Self.parse(text, as: type)
         case .string(let text):
             if type == .string { return .string(text) }
-            return try Self.parse(text, as: attribute, model: model)
+            return try Self.parse(text, as: type)
         case .integer(let value):
             switch type {
             case .integer16, .integer32, .integer64, .decimal, .double, .float:
@@ -48,7 +54,7 @@ extension ImportValue {
         case .number(let text):
             switch type {
             case .integer16, .integer32, .integer64, .decimal, .double, .float:
-                return try Self.parse(text, as: attribute, model: model)
+                return try Self.parse(text, as: type)
             default: throw mismatch()
             }
         case .real(let value):
@@ -76,7 +82,7 @@ extension ImportValue {
         case .array:
             throw mismatch()
         case .object(let fields):
-            guard type == .composite, let name = attribute.compositeName, let composite = model.composite(named: name)
+            guard type == .composite, let name = compositeName, let composite = model.composite(named: name)
             else { throw mismatch() }
             var members: [String: AttributeValue] = [:]
             for field in fields {
@@ -95,10 +101,7 @@ extension ImportValue {
 
     /// Text as a value of the attribute's type (strictly: booleans are only `YES NO true false 1 0`, base64 has
     /// nothing but base64, dates are written as dates).
-    static func parse(
-        _ text: String, as attribute: AttributeDescription, model: ManagedObjectModel
-    ) throws(ImportValueError) -> AttributeValue {
-        let type = attribute.type
+    static func parse(_ text: String, as type: AttributeType) throws(ImportValueError) -> AttributeValue {
         // The common forms first, without trimming or conversions (an import reads millions of cells).
         switch type {
         case .string:
