@@ -169,3 +169,31 @@ final class RuledShelf: ManagedObject {
             Set(try books.map { try $0.attributeValue(forKey: "shout") }) == [.string("DUNE"), .string("EARTHSEA")])
     }
 }
+
+extension BatchedImportTests {
+    /// A batch the store refuses while the next is being read (a repeated ISBN breaks the unique index): the import
+    /// fails with the store's reason, and nothing is left.
+    @Test(arguments: [100, DocumentImport.batchSize + 3_000])
+    func aBatchTheStoreRefusesLeavesNothing(repeatAt row: Int) throws {
+        var rows = Self.bookRows(0..<DocumentImport.batchSize + 5_000, shelves: 3).split(separator: "\n").map(
+            String.init)
+        // Row `row` (after the header) takes the ISBN of the first book.
+        var fields = rows[row + 1].split(separator: ",").map(String.init)
+        fields[1] = "0000000000"
+        rows[row + 1] = fields.joined(separator: ",")
+        let folder = try Self.folder([
+            "Shelf.csv": "label\nS0\nS1\nS2\n", "Book.csv": rows.joined(separator: "\n") + "\n",
+        ])
+        let out = folder.appendingPathComponent("out.sqlite")
+        do {
+            try DocumentImport.importNew(
+                ["Shelf.csv", "Book.csv"].map { folder.appendingPathComponent($0) }, to: out, ofType: .sqlite,
+                model: ImportTests.model(), options: ImportOptions())
+            Issue.record("the import succeeded with a repeated ISBN")
+        } catch let error as DocumentError {
+            #expect(error.message.contains("UNIQUE"), "\(error.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Book.csv", "Shelf.csv"])
+    }
+}

@@ -132,6 +132,7 @@ public enum DocumentImport {
         SafeReplacement.sweepStaleTemporaries(beside: destination)
         let temporary = SafeReplacement.temporaryURL(beside: destination)
         var store: (any PersistentStore)?
+        var target: ImportTarget?
         do throws(DocumentError) {
             let coordinator = PersistentStoreCoordinator(model: model)
             do {
@@ -144,10 +145,11 @@ public enum DocumentImport {
             }
             let context = ManagedObjectContext(coordinator: coordinator)
             context.undoManager = nil
-            let target = ImportTarget(context: context, options: options, batchSize: batchSize)
-            try read(sources, into: target)
+            let reading = ImportTarget(context: context, options: options, batchSize: batchSize)
+            target = reading
+            try read(sources, into: reading)
             // The store is new and the import all or nothing: what was read is what it holds.
-            let counts = target.insertedByEntity
+            let counts = reading.insertedByEntity
             do {
                 try (store as? any FlushingStore)?.flushAndClose()
                 store = nil
@@ -155,8 +157,10 @@ public enum DocumentImport {
             } catch {
                 throw DocumentError(error)
             }
-            return ImportSummary(inserted: counts, records: target.recordCount, batched: true)
+            return ImportSummary(inserted: counts, records: reading.recordCount, batched: true)
         } catch {
+            // A batch may still be being written: the store is closed after it.
+            _ = try? target?.finishWriting()
             // The temporary store is thrown away whatever its close says; the import's own error is what counts.
             _ = try? (store as? any FlushingStore)?.flushAndClose()
             SafeReplacement.removeTemporary(temporary)

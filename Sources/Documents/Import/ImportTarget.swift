@@ -55,6 +55,8 @@ public final class ImportTarget {
     private var pendingRows: [PendingRow] = []
     /// The to-one destinations of those rows: the row's position, the relationship, the destination.
     private var pendingLinks: [(row: Int, relationship: String, destination: Handle)] = []
+    /// The batch of rows being written while the next is read, if any.
+    private var writing: BackgroundInsert?
     /// How each entity's rows are written without objects (`nil`: they need objects), by the entity's layout.
     private var rowShapes: [ObjectIdentifier: RowShape?] = [:]
     /// Objects whose values are still being set (kept out of an index built meanwhile; they join when finished).
@@ -72,6 +74,20 @@ public final class ImportTarget {
         self.context = context
         self.options = options
         self.batchSize = batchSize
+    }
+
+    deinit {
+        // A batch still being written when the import gave up: the store is not to be closed under it.
+        _ = writing?.wait()
+    }
+
+    /// Waits for the batch of rows being written, if any (before anything reads the store, and before it is
+    /// closed).
+    /// - Throws: ``DocumentError`` `io` when writing it failed.
+    func finishWriting() throws(DocumentError) {
+        guard let write = writing else { return }
+        writing = nil
+        if let error = write.wait() { throw DocumentError(.io, "saving a batch of the import: \(error)") }
     }
 
     // MARK: - Problems
@@ -548,6 +564,8 @@ public final class ImportTarget {
     /// Gives the waiting rows their permanent IDs and, unless the import has failed, writes them in one batch.
     private func writeRows() throws(DocumentError) {
         guard !pendingRows.isEmpty else { return }
+        // One batch in flight at a time, written in order.
+        try finishWriting()
         let coordinator = context.persistentStoreCoordinator
         let ids: [ManagedObjectID]
         do {
@@ -580,11 +598,7 @@ public final class ImportTarget {
             }
             snapshots[row].toOne[relationship] = .some(destinationID)
         }
-        do {
-            try coordinator.insert(snapshots)
-        } catch {
-            throw DocumentError(.io, "saving a batch of the import: \(error)")
-        }
+        writing = BackgroundInsert.start(snapshots, into: coordinator)
     }
 
     /// After an object's values are set: it joins the key indexes built so far.
@@ -809,6 +823,8 @@ public final class ImportTarget {
     func checkpoint() throws(DocumentError) {
         sinceCheckpoint = 0
         try writeRows()
+        // Objects in the context may point at rows of the batch being written: they are checked and saved after it.
+        if context.hasChanges { try finishWriting() }
         validate()
         if problemCount == 0 {
             do {
@@ -852,6 +868,7 @@ public final class ImportTarget {
     /// - Throws: ``DocumentError`` `badData` listing every problem (nothing of the import is kept then).
     public func finish() throws(DocumentError) {
         try writeRows()
+        try finishWriting()
         for link in pendingKeyLinks {
             switch link.key.entries[link.value] {
             case .some(let entry) where entry.count == 1:
@@ -1012,6 +1029,7 @@ public final class ImportTarget {
         if let object = handle.object { return object }
         if handle.isPendingRow { try writeRows() }
         guard let id = handle.id else { throw DocumentError(.io, "an imported object was lost before it was saved") }
+        try finishWriting()
         do {
             return try context.object(with: id)
         } catch {
@@ -1060,6 +1078,7 @@ public final class ImportTarget {
         indexes[IndexKey(entity: entity, attribute: attribute)] = key
         indexedAttributes[entity, default: []].append(key)
         let objects: [ManagedObject]
+        try finishWriting()
         do {
             objects = try context.fetch(FetchRequest(entityName: entity))
         } catch {
