@@ -171,29 +171,97 @@ final class RuledShelf: ManagedObject {
 }
 
 extension BatchedImportTests {
-    /// A batch the store refuses while the next is being read (a repeated ISBN breaks the unique index): the import
-    /// fails with the store's reason, and nothing is left.
+    /// Shelves and books whose title is unique per shelf: a constraint over a relationship, which only the store
+    /// checks (its unique index).
+    static let shelvedTitles = """
+        <entity name="Shelf">
+            <attribute name="label" attributeType="String"/>
+            <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
+        </entity>
+        <entity name="Book">
+            <attribute name="title" attributeType="String"/>
+            <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
+            <uniquenessConstraints>
+                <uniquenessConstraint>
+                    <constraint value="title"/>
+                    <constraint value="shelf"/>
+                </uniquenessConstraint>
+            </uniquenessConstraints>
+        </entity>
+        """
+
+    /// A batch the store refuses while the next is being read: the import fails with the store's reason, and
+    /// nothing is left.
     @Test(arguments: [100, DocumentImport.batchSize + 3_000])
     func aBatchTheStoreRefusesLeavesNothing(repeatAt row: Int) throws {
-        var rows = Self.bookRows(0..<DocumentImport.batchSize + 5_000, shelves: 3).split(separator: "\n").map(
-            String.init)
-        // Row `row` (after the header) takes the ISBN of the first book.
-        var fields = rows[row + 1].split(separator: ",").map(String.init)
-        fields[1] = "0000000000"
-        rows[row + 1] = fields.joined(separator: ",")
-        let folder = try Self.folder([
-            "Shelf.csv": "label\nS0\nS1\nS2\n", "Book.csv": rows.joined(separator: "\n") + "\n",
-        ])
+        DocumentStack.registerStoreTypes()
+        var books = "title,shelf.label\n"
+        for i in 0..<DocumentImport.batchSize + 5_000 { books += "Book \(i == row ? 0 : i),S0\n" }
+        let folder = try Self.folder(["Shelf.csv": "label\nS0\n", "Book.csv": books])
         let out = folder.appendingPathComponent("out.sqlite")
         do {
             try DocumentImport.importNew(
                 ["Shelf.csv", "Book.csv"].map { folder.appendingPathComponent($0) }, to: out, ofType: .sqlite,
-                model: ImportTests.model(), options: ImportOptions())
-            Issue.record("the import succeeded with a repeated ISBN")
+                model: MigrationSupport.model(Self.shelvedTitles), options: ImportOptions())
+            Issue.record("the import succeeded with a repeated title on one shelf")
         } catch let error as DocumentError {
-            #expect(error.message.contains("UNIQUE"), "\(error.message)")
+            #expect(error.code == .io)
+            #expect(error.message.contains("UNIQUE constraint failed"), "\(error.message)")
         }
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["Book.csv", "Shelf.csv"])
+    }
+
+    /// A value the model makes unique, repeated in the input or already in the document, is reported where it is
+    /// repeated, whichever way the import goes (rows into a new document, objects into an existing one).
+    @Test func aRepeatedUniqueValueIsReportedWhereItRepeats() throws {
+        let books = """
+            id,isbn,title
+            8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0001,0441172717,Dune
+            8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0002,0441172718,Dune Messiah
+            8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0003,0441172717,Dune again
+
+            """
+        let folder = try Self.folder([
+            "Book.csv": books,
+            "more/Book.csv": "id,isbn,title\n8E0E2A2C-1F1D-4C35-9E4B-9B8D3F1E0004,0441172718,Again\n",
+        ])
+        let source = folder.appendingPathComponent("Book.csv")
+        let repeated =
+            "\(source.path):4:1: Book.isbn: 0441172717 is already used by the object at \(source.path):2:1 (the model makes it unique)"
+        let out = folder.appendingPathComponent("out.sqlite")
+        let model = try ImportTests.model()
+        func expectProblems(_ lines: [String], _ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("the import succeeded with a repeated ISBN")
+            } catch let error as DocumentError {
+                #expect(error.code == .badData)
+                for line in lines { #expect(error.message.contains(line), "\(error.message)") }
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        expectProblems([repeated]) {
+            try DocumentImport.importNew([source], to: out, ofType: .sqlite, model: model, options: ImportOptions())
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+
+        // Into an existing document (objects): repeats within the input and of values already there.
+        try DocumentImport.importNew(
+            [folder.appendingPathComponent("more/Book.csv")], to: out, ofType: .sqlite, model: model,
+            options: ImportOptions())
+        let before = try Data(contentsOf: out)
+        let already =
+            "\(source.path):3:1: Book.isbn: 0441172718 is already used by an object already in the document"
+        expectProblems([repeated, already]) {
+            try DocumentImport.importInto([source], document: out, model: model, options: ImportOptions())
+        }
+        #expect(try Data(contentsOf: out) == before)
+
+        // An XML document does not enforce uniqueness: the same rows import.
+        try DocumentImport.importNew(
+            [source], to: folder.appendingPathComponent("out.xml"), ofType: .xml, model: model, options: ImportOptions()
+        )
     }
 }

@@ -60,6 +60,8 @@ public enum DocumentImport {
         let document = try PersistentDocument(creatingAt: nil, ofType: type, model: model, program: program)
         document.managedObjectContext.undoManager = nil
         let target = ImportTarget(context: document.managedObjectContext, options: options)
+        // Built in memory: the type saved to says whether uniqueness constraints are enforced.
+        target.checksUniqueness = storeType == SQLiteStore.typeName
         try read(sources, into: target)
         let summary = summarize(document.managedObjectContext.insertedObjects, target: target, batched: false)
         try document.saveAs(to: url, ofType: type, force: force)

@@ -1,5 +1,6 @@
 public import Foundation
 public import ObjectGraph
+import SQLiteStore
 
 /// Where importers put what they read: it finds the entity of each source, turns records into objects (values
 /// parsed by attribute type, to-ones matched by key, nested objects created), collects every problem with its
@@ -57,6 +58,14 @@ public final class ImportTarget {
     private var pendingLinks: [(row: Int, relationship: String, destination: Handle)] = []
     /// The batch of rows being written while the next is read, if any.
     private var writing: BackgroundInsert?
+    /// Whether the model's uniqueness constraints are checked as objects are read (the document's store enforces
+    /// them: SQLite), so that a repeat is reported at the place that repeats it. By default, when the context has
+    /// a SQLite store.
+    var checksUniqueness: Bool
+    /// The uniqueness checks each entity's objects take part in, by entity name.
+    private var uniqueChecks: [String: [(check: UniqueCheck, slots: [Int])]] = [:]
+    /// Every uniqueness check, by the entity that declares it and its property names.
+    private var uniqueByDeclaration: [String: UniqueCheck] = [:]
     /// How each entity's rows are written without objects (`nil`: they need objects), by the entity's layout.
     private var rowShapes: [ObjectIdentifier: RowShape?] = [:]
     /// Objects whose values are still being set (kept out of an index built meanwhile; they join when finished).
@@ -74,6 +83,9 @@ public final class ImportTarget {
         self.context = context
         self.options = options
         self.batchSize = batchSize
+        checksUniqueness = context.persistentStoreCoordinator.persistentStores.contains {
+            $0.description.type == SQLiteStore.typeName
+        }
     }
 
     deinit {
@@ -546,6 +558,9 @@ public final class ImportTarget {
                 problem("\(place.described(in: url.path)): \(entity.name).\(checked.attribute.name): \(message)")
             }
         }
+        for (check, slots) in try uniqueChecks(for: entity) {
+            check.add(slots.map { values[$0] }, from: origin(place, url), target: self)
+        }
         if shape.indexed.count != indexes.count {
             var keys: [(key: KeyIndex, slot: Int)] = []
             for ancestor in [entity.name] + entity.ancestorNames {
@@ -603,7 +618,14 @@ public final class ImportTarget {
 
     /// After an object's values are set: it joins the key indexes built so far.
     private func finishObject(_ object: ManagedObject, _ entity: EntityLayout) throws(DocumentError) {
+        // Made (with the document's values) while the object is still kept out of what they read.
+        let checks = try uniqueChecks(for: entity)
         building.remove(ObjectIdentifier(object))
+        for (check, _) in checks {
+            var key: [AttributeValue] = []
+            for name in check.names { key.append(try read(object, name)) }
+            if let origin = origins[object.objectID] { check.add(key, from: origin, target: self) }
+        }
         var handle: Handle?
         for ancestor in [entity.name] + entity.ancestorNames {
             for key in indexedAttributes[ancestor] ?? [] {
@@ -1040,11 +1062,85 @@ public final class ImportTarget {
     private func read(_ object: ManagedObject, _ attribute: AttributeDescription) throws(DocumentError)
         -> AttributeValue
     {
+        try read(object, attribute.name)
+    }
+
+    private func read(_ object: ManagedObject, _ name: String) throws(DocumentError) -> AttributeValue {
         do {
-            return try object.attributeValue(forKey: attribute.name)
+            return try object.attributeValue(forKey: name)
         } catch {
-            throw DocumentError(.badData, "\(object.objectID): \(attribute.name): \(error)")
+            throw DocumentError(.badData, "\(object.objectID): \(name): \(error)")
         }
+    }
+
+    // MARK: - Uniqueness
+
+    /// A uniqueness constraint of the model, with the values read so far and where each was read (`nil`: an object
+    /// already in the document). Objects with a nil among the values never clash (as SQLite's unique indexes).
+    final class UniqueCheck {
+        /// The entity that declares the constraint (its sub-entities share it).
+        let entity: String
+        let names: [String]
+        var seen: [[AttributeValue]: Origin?] = [:]
+
+        init(entity: String, names: [String]) {
+            self.entity = entity
+            self.names = names
+        }
+
+        /// Records the values of one object, reporting a repeat as a problem of `target`.
+        func add(_ key: [AttributeValue], from origin: Origin?, target: ImportTarget) {
+            guard !key.contains(where: \.isNull) else { return }
+            if let first = seen[key] {
+                let already =
+                    first.map { "by the object at \(target.describe($0))" } ?? "by an object already in the document"
+                let place = origin.map { "\(target.describe($0)): " } ?? ""
+                let values = key.map(\.literalText).joined(separator: ", ")
+                target.problem(
+                    "\(place)\(entity).\(names.joined(separator: ",")): \(values) is already used \(already) (the model makes it unique)"
+                )
+                return
+            }
+            seen[key] = origin
+        }
+    }
+
+    /// The uniqueness constraints objects of `entity` must keep (its own and its ancestors', those made of
+    /// attributes), each made on first use with the values of the objects already in the document.
+    private func uniqueChecks(for entity: EntityLayout) throws(DocumentError) -> [(check: UniqueCheck, slots: [Int])] {
+        if let known = uniqueChecks[entity.name] { return known }
+        var checks: [(check: UniqueCheck, slots: [Int])] = []
+        if checksUniqueness {
+            for name in [entity.name] + entity.ancestorNames {
+                guard let declaring = model.entity(named: name) else { continue }
+                for names in declaring.uniquenessConstraints where !names.isEmpty {
+                    let slots = names.compactMap { entity.attributeIndex[$0] }
+                    guard slots.count == names.count else { continue }
+                    let declaration = name + "\u{0}" + names.joined(separator: "\u{0}")
+                    if let check = uniqueByDeclaration[declaration] {
+                        checks.append((check, slots))
+                        continue
+                    }
+                    let check = UniqueCheck(entity: name, names: names)
+                    uniqueByDeclaration[declaration] = check
+                    try finishWriting()
+                    let existing: [ManagedObject]
+                    do {
+                        existing = try context.fetch(FetchRequest(entityName: name))
+                    } catch {
+                        throw DocumentError(.io, "reading the \(name) objects to keep \(names) unique: \(error)")
+                    }
+                    for object in existing where !building.contains(ObjectIdentifier(object)) {
+                        var key: [AttributeValue] = []
+                        for name in names { key.append(try read(object, name)) }
+                        check.add(key, from: nil, target: self)
+                    }
+                    checks.append((check, slots))
+                }
+            }
+        }
+        uniqueChecks[entity.name] = checks
+        return checks
     }
 
     private func connect(_ link: KeyLink, to entry: IndexEntry) throws(DocumentError) {
