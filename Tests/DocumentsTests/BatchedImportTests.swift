@@ -139,6 +139,7 @@ final class RuledShelf: ManagedObject {
     }
 
     @Test func entitiesWithAClassOfTheirOwnStillBecomeObjects() throws {
+        DocumentStack.registerStoreTypes()
         let folder = try Self.folder(["Shelf.csv": "label\nkitchen\nforbidden\nhall\n"])
         let coordinator = PersistentStoreCoordinator(model: try ImportTests.model())
         coordinator.registerClass(RuledShelf.self, forEntityName: "Shelf")
