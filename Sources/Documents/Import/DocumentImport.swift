@@ -30,8 +30,9 @@ public enum DocumentImport {
     ///
     /// Into a SQLite document whose model has no required relationships, objects are written to a temporary file
     /// beside `url` batch by batch (memory stays bounded however large the input), which is renamed into place at
-    /// the end; otherwise the document is built in memory and saved as `url` once. Either way `url` appears only
-    /// when the import succeeded.
+    /// the end; table rows of entities without behaviour of their own are written without making objects, each
+    /// batch on another thread while the next is read. Otherwise the document is built in memory and saved as
+    /// `url` once. Either way `url` appears only when the import succeeded.
     /// - Parameters:
     ///   - sources: the files to import, in any order (links between them are made at the end).
     ///   - url: the new document.
