@@ -311,44 +311,63 @@ extension SQLiteStore {
     }
 
     /// Join-table rows, hidden keys and order columns of the to-many relationships a snapshot carries (those in
-    /// `only`, when given).
+    /// `only`, when given). Each relationship's statements are made once and stepped once per destination.
     private func writeToMany(_ snapshot: ObjectSnapshot, only keys: Set<String>?) throws(SQLiteStoreError) {
         let entityName = snapshot.objectID.entityName
         let pk = Int64(snapshot.objectID.primaryKey)
-        let q = SQLiteSchema.q
         for (name, ids) in snapshot.toMany where keys?.contains(name) != false {
-            guard let storage = schema.toManyStorage[entityName]?[name] else { continue }
-            switch storage {
-            case .joinTable(let table, let source, let destination, let order):
-                try database.run("DELETE FROM \(q(table)) WHERE \(q(source)) = ?", [.integer(pk)])
-                for (i, id) in ids.enumerated() {
-                    if let order {
-                        try database.run(
-                            "INSERT OR REPLACE INTO \(q(table)) (\(q(source)), \(q(destination)), \(q(order))) VALUES (?, ?, ?)",
-                            [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))])
-                    } else {
-                        try database.run(
-                            "INSERT OR IGNORE INTO \(q(table)) (\(q(source)), \(q(destination))) VALUES (?, ?)",
-                            [.integer(pk), .integer(id.primaryKey)])
-                    }
-                }
-            case .inverseKey(let table, _, let order?):
-                for (i, id) in ids.enumerated() {
-                    try database.run(
-                        "UPDATE \(q(table)) SET \(q(order)) = ? WHERE Z_PK = ?",
-                        [.integer(Int64(i + 1)), .integer(id.primaryKey)])
-                }
-            case .inverseKey:
-                break
-            case .hiddenKey(let table, let column):
-                try database.run("UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?", [.integer(pk)])
-                for id in ids {
-                    try database.run(
-                        "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?",
-                        [.integer(pk), .integer(id.primaryKey)])
+            guard let sql = toManySQL(entityName, name) else { continue }
+            if let clear = sql.clear { try database.run(clear, [.integer(pk)]) }
+            guard let add = sql.add, !ids.isEmpty else { continue }
+            let statement = try database.statement(add)
+            for (i, id) in ids.enumerated() {
+                switch sql.bindings {
+                case .ownerDestination: try database.step(statement, [.integer(pk), .integer(id.primaryKey)], sql: add)
+                case .ownerDestinationOrder:
+                    try database.step(
+                        statement, [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))], sql: add)
+                case .orderDestination:
+                    try database.step(statement, [.integer(Int64(i + 1)), .integer(id.primaryKey)], sql: add)
                 }
             }
         }
+    }
+
+    /// The statements that write one to-many relationship of an entity (made once): one run once per owner before
+    /// its destinations are written (bound to the owner's key), one run per destination.
+    func toManySQL(_ entityName: String, _ name: String) -> ToManySQL? {
+        let key = entityName + "\u{0}" + name
+        if let known = toManySQLCache[key] { return known }
+        guard let storage = schema.toManyStorage[entityName]?[name] else { return nil }
+        let q = SQLiteSchema.q
+        let sql: ToManySQL
+        switch storage {
+        case .joinTable(let table, let source, let destination, let order):
+            let clear = "DELETE FROM \(q(table)) WHERE \(q(source)) = ?"
+            if let order {
+                sql = ToManySQL(
+                    clear: clear,
+                    add:
+                        "INSERT OR REPLACE INTO \(q(table)) (\(q(source)), \(q(destination)), \(q(order))) VALUES (?, ?, ?)",
+                    bindings: .ownerDestinationOrder)
+            } else {
+                sql = ToManySQL(
+                    clear: clear,
+                    add: "INSERT OR IGNORE INTO \(q(table)) (\(q(source)), \(q(destination))) VALUES (?, ?)",
+                    bindings: .ownerDestination)
+            }
+        case .inverseKey(let table, _, let order?):
+            sql = ToManySQL(
+                clear: nil, add: "UPDATE \(q(table)) SET \(q(order)) = ? WHERE Z_PK = ?", bindings: .orderDestination)
+        case .inverseKey:
+            sql = ToManySQL(clear: nil, add: nil, bindings: .ownerDestination)
+        case .hiddenKey(let table, let column):
+            sql = ToManySQL(
+                clear: "UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?",
+                add: "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?", bindings: .ownerDestination)
+        }
+        toManySQLCache[key] = sql
+        return sql
     }
 
     /// Deletes a row if its version is still the expected one; `false` when the row is there with another version.
@@ -377,6 +396,22 @@ extension SQLiteStore {
         }
         return true
     }
+}
+
+/// The statements that write a to-many relationship's storage (see `SQLiteStore.toManySQL(_:_:)`).
+struct ToManySQL {
+    /// What the per-destination statement binds, in order.
+    enum Bindings {
+        case ownerDestination
+        case ownerDestinationOrder
+        case orderDestination
+    }
+
+    /// Run once per owner (bound to its key) before its destinations are written.
+    let clear: String?
+    /// Run once per destination.
+    let add: String?
+    let bindings: Bindings
 }
 
 /// Where a column's value comes from in a snapshot.

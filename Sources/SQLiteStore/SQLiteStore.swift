@@ -33,6 +33,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let externalDataDirectory: URL?
     var schema: SQLiteSchema!
     var model: ManagedObjectModel!
+    /// The statements that write each to-many relationship, by entity and relationship name.
+    var toManySQLCache: [String: ToManySQL] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
     /// The INSERT statement of each entity, with its number of value columns (made once per entity).
@@ -350,6 +352,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
                 columnPlans = [:]
+                toManySQLCache = [:]
                 try createSchema()
                 triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
@@ -380,6 +383,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model, numbers: numbers)
                 insertSQL = [:]
                 columnPlans = [:]
+                toManySQLCache = [:]
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
