@@ -11,6 +11,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "company" {
     try CompanyDocument.make(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
 }
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "convert-floor" {
+    // The floor of `convert` XML -> SQLite in Benchmarks/cli-bench.
+    try ConvertFloor.run(xml: CommandLine.arguments[2], sqlite: CommandLine.arguments[3])
+    exit(0)
+}
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
