@@ -64,20 +64,11 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
             metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
-        // The file's bytes are let go once parsed, before the objects are decoded (not held beside them).
-        let raw: RawXMLStore
-        do {
-            let data: Data
-            do {
-                data = try FileKind.readRegularFile(url)
-            } catch {
-                throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
-            }
-            raw = try XMLStoreReader(path: url.path).read(data)
-        }
+        // Read as it goes: the file's bytes are never held whole beside the objects.
+        var raw = try XMLStoreReader(path: url.path).read(file: url)
         var decoder = XMLStoreDecoder(model: model, path: url.path)
         if description.options["collectProblems"] == "YES" { decoder.collected = [] }
-        let snapshots = try decoder.snapshots(raw, storeIdentifier: identifier)
+        let snapshots = try decoder.snapshots(&raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
         nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
         let stored = raw.metadata

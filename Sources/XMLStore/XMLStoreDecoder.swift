@@ -25,7 +25,7 @@ struct XMLStoreDecoder {
     /// checking a file): an object of an unknown entity or with an id used before is left out, a property that
     /// cannot be read is left unset, and a reference to an object that is not in the file is kept (as an object of
     /// the relationship's destination entity), for the graph's check to report.
-    mutating func snapshots(_ raw: RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
+    mutating func snapshots(_ raw: inout RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
         let collecting = collected != nil
         func report(_ error: StoreError, _ kind: StoreProblem.Kind, _ object: String, key: String? = nil)
             throws(StoreError)
@@ -71,7 +71,11 @@ struct XMLStoreDecoder {
         }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
-        for (index, object) in raw.objects.enumerated() where !skipped.contains(index) {
+        for index in raw.objects.indices where !skipped.contains(index) {
+            let object = raw.objects[index]
+            // Each object's raw text is let go once decoded: the store is not held twice over.
+            raw.objects[index].attributes = []
+            raw.objects[index].relationships = []
             guard let id = idOfObject[object.id] else { continue }
             let entityName = id.entityName
             // The object's URI, made only for a problem report.

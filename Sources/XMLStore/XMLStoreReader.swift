@@ -13,31 +13,77 @@ struct XMLStoreReader {
     func read(_ data: Data) throws(StoreError) -> RawXMLStore {
         guard !data.isEmpty else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
         guard data.count < Int32.max else { throw .xml(path, line: nil, "file too large for libxml2's reader") }
+        try checkProlog(data)
+        let result = data.withUnsafeBytes { raw -> Result<RawXMLStore, StoreError> in
+            let chars = raw.bindMemory(to: CChar.self)
+            return parse {
+                xmlReaderForMemory(chars.baseAddress, Int32(chars.count), path ?? "store.xml", nil, options)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads the store file at `url` as it goes (libxml2 reads the open file in small pieces: the file is never held
+    /// in memory whole).
+    /// - Parameter url: a regular file (anything else is refused without being read).
+    /// - Returns: the store's header and objects, as they are written.
+    /// - Throws: ``StoreError`` naming the file and the line.
+    func read(file url: URL) throws(StoreError) -> RawXMLStore {
+        let fd: Int32
+        let size: Int
+        do {
+            (fd, size) = try FileKind.openRegularFile(url)
+        } catch {
+            throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
+        }
+        defer { close(fd) }
+        guard size > 0 else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
+        var head = [UInt8](repeating: 0, count: min(size, XMLSafety.prologLimit))
+        var filled = 0
+        while filled < head.count {
+            let count = head.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(fd, base + filled, raw.count - filled, off_t(filled))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw StoreError(.io, path: url.path, "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        try checkProlog(Data(head[..<filled]))
+        return try parse { xmlReaderForFd(fd, path ?? "store.xml", nil, options) }.get()
+    }
+
+    private var options: Int32 {
+        Int32(
+            XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOERROR.rawValue
+                | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
+    }
+
+    private func checkProlog(_ data: Data) throws(StoreError) {
         do {
             try XMLSafety.checkProlog(data)
         } catch {
             throw StoreError(.corrupt, path: path.map { p in error.location.map { "\(p):\($0)" } ?? p }, error.message)
         }
+    }
+
+    /// Runs the parser over the reader `makeReader` makes (and frees it).
+    private func parse(_ makeReader: () -> xmlTextReaderPtr?) -> Result<RawXMLStore, StoreError> {
         docutil_xml_silence_errors()
         xmlResetLastError()
-        let options = Int32(
-            XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOERROR.rawValue
-                | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
-        let result = data.withUnsafeBytes { raw -> Result<RawXMLStore, StoreError> in
-            let chars = raw.bindMemory(to: CChar.self)
-            guard
-                let reader = xmlReaderForMemory(
-                    chars.baseAddress, Int32(chars.count), path ?? "store.xml", nil, options)
-            else { return .failure(.xml(path, line: nil, "libxml2 could not start reading")) }
-            defer { xmlFreeTextReader(reader) }
-            var parser = Parser(reader: reader, path: path, headerOnly: headerOnly)
-            do throws(StoreError) {
-                return .success(try parser.parse())
-            } catch {
-                return .failure(error)
-            }
+        guard let reader = makeReader() else {
+            return .failure(.xml(path, line: nil, "libxml2 could not start reading"))
         }
-        return try result.get()
+        defer { xmlFreeTextReader(reader) }
+        var parser = Parser(reader: reader, path: path, headerOnly: headerOnly)
+        do throws(StoreError) {
+            return .success(try parser.parse())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The streaming state machine.

@@ -47,27 +47,28 @@ public enum FileKind: Sendable, Hashable {
         }
     }
 
-    /// Reads a whole regular file; anything else (a FIFO, a device, a directory) is refused without being opened,
-    /// so reading never blocks.
+    /// Opens a regular file for reading; anything else (a FIFO, a device, a directory) is refused, checked on the open
+    /// descriptor (opened without blocking, so a FIFO never waits for a writer), so what is read is what was checked.
     /// - Parameter url: the file.
-    /// - Returns: its bytes.
-    /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when reading fails.
-    public static func readRegularFile(_ url: URL) throws(ModelFileError) -> Data {
+    /// - Returns: the open descriptor (the caller closes it) and the file's size.
+    /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when it cannot be
+    ///   opened.
+    public static func openRegularFile(_ url: URL) throws(ModelFileError) -> (descriptor: Int32, size: Int) {
         let path = url.path
-        // Opened without blocking (a FIFO would wait for a writer), then checked on the open descriptor, so what is
-        // read is what was checked.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw ModelFileError(.notFound, path: path, "no such file") }
             throw ModelFileError(.io, path: path, "cannot open: \(String(cString: strerror(code)))")
         }
-        defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw ModelFileError(.io, path: path, "cannot examine: \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ModelFileError(.io, path: path, "cannot examine: \(reason)")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
             let kind: FileKind =
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: .directory
@@ -78,13 +79,36 @@ public enum FileKind: Sendable, Hashable {
                 }
             throw ModelFileError(.notFound, path: path, "is \(kind.article), not a regular file; it is not read")
         }
-        var data = Data(count: Int(max(0, info.st_size)))
+        return (fd, Int(max(0, info.st_size)))
+    }
+
+    /// Reads a whole regular file; anything else (a FIFO, a device, a directory) is refused without being opened,
+    /// so reading never blocks.
+    /// - Parameter url: the file.
+    /// - Returns: its bytes.
+    /// - Throws: ``ModelFileError`` `notFound` for nothing or what is not a regular file, `io` when reading fails.
+    public static func readRegularFile(_ url: URL) throws(ModelFileError) -> Data {
+        let path = url.path
+        let (fd, size) = try openRegularFile(url)
+        defer { close(fd) }
+        var data = Data(count: size)
         var filled = 0
+        // The size fstat gave is read into a buffer of that size; only a file that grew meanwhile makes it grow (a
+        // buffer grown past the end to find it would be kept, up to twice the file, for as long as the data lives).
+        var probe = [UInt8](repeating: 0, count: 4096)
         while true {
-            if filled == data.count { data.count += max(4096, data.count / 2) }
-            let count = data.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return read(fd, base + filled, raw.count - filled)
+            let count: Int
+            if filled < data.count {
+                count = data.withUnsafeMutableBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return read(fd, base + filled, raw.count - filled)
+                }
+            } else {
+                count = probe.withUnsafeMutableBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return read(fd, base, raw.count)
+                }
+                if count > 0 { data.append(contentsOf: probe[..<count]) }
             }
             if count < 0 {
                 if errno == EINTR { continue }

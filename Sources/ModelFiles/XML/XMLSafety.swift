@@ -85,7 +85,7 @@ public enum XMLSafety {
     }
 
     /// How far the prolog (declarations, comments, DOCTYPE) may reach before the root element.
-    static let prologLimit = 1 << 20
+    public static let prologLimit = 1 << 20
 
     /// The error for an entity reference met while reading (`&name;` other than the predefined ones).
     /// - Parameters:
