@@ -24,6 +24,9 @@ struct RawXMLStore: Sendable {
         var line: Int
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
+        /// The attribute values by the slots of the object's entity, when they were decoded as the object was read
+        /// (``attributes`` then holds only members of composites, decoded with the snapshot).
+        var values: [AttributeValue]?
     }
 
     var uuid: String?

@@ -64,10 +64,13 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
             metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
-        // Read as it goes: the file's bytes are never held whole beside the objects.
-        var raw = try XMLStoreReader(path: url.path).read(file: url)
-        var decoder = XMLStoreDecoder(model: model, path: url.path)
-        if description.options["collectProblems"] == "YES" { decoder.collected = [] }
+        // Read as it goes, each object's values decoded as it is read: neither the file's bytes nor the store's raw
+        // text are held whole beside the objects.
+        var decoding: XMLStoreDecoder? = XMLStoreDecoder(model: model, path: url.path)
+        if description.options["collectProblems"] == "YES" { decoding?.collected = [] }
+        var raw = try XMLStoreReader(path: url.path).read(
+            file: url, decodingWith: &decoding, storeIdentifier: identifier)
+        guard var decoder = decoding else { throw StoreError(.io, path: url.path, "the store's decoder was lost") }
         let snapshots = try decoder.snapshots(&raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
         nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)

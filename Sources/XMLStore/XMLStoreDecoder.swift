@@ -41,7 +41,7 @@ struct XMLStoreDecoder {
         idOfObject.reserveCapacity(raw.objects.count)
         var skipped: Set<Int> = []
         for (index, object) in raw.objects.enumerated() {
-            guard let layout = entityByType[object.type] ?? entityByType[object.type.uppercased()] else {
+            guard let layout = layout(ofType: object.type) else {
                 try report(
                     .xml(
                         path, line: object.line,
@@ -60,19 +60,15 @@ struct XMLStoreDecoder {
             idOfObject[object.id] = ManagedObjectID(
                 entityName: layout.name, storeIdentifier: storeIdentifier, primaryKey: object.id)
         }
-        var lowerAttributes: [String: [String: (slot: Int, description: AttributeDescription)]] = [:]
         var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
         for (name, layout) in model.layouts {
-            lowerAttributes[name] = Dictionary(
-                layout.attributes.enumerated().map { ($0.element.name.lowercased(), ($0.offset, $0.element)) },
-                uniquingKeysWith: { a, _ in a })
             lowerRelationships[name] = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
         for index in raw.objects.indices where !skipped.contains(index) {
-            let object = raw.objects[index]
+            var object = raw.objects[index]
             // Each object's raw text is let go once decoded: the store is not held twice over.
             raw.objects[index].attributes = []
             raw.objects[index].relationships = []
@@ -81,37 +77,10 @@ struct XMLStoreDecoder {
             // The object's URI, made only for a problem report.
             var here: String { id.uriString }
             guard let layout = model.layout(of: entityName) else { continue }
-            // Values go straight into the entity's slots; members of composites (rare) are put in afterwards.
-            var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
-            var members: [RawXMLStore.Attribute] = []
-            let attributes = lowerAttributes[entityName] ?? [:]
+            if object.values == nil { try decodeValues(of: &object, layout: layout, storeIdentifier: storeIdentifier) }
+            let values = object.values ?? []
+            let members = object.attributes
             let relationships = lowerRelationships[entityName] ?? [:]
-            for attribute in object.attributes {
-                if attribute.name.utf8.contains(UInt8(ascii: ".")) {
-                    members.append(attribute)
-                    continue
-                }
-                guard let (slot, description) = attributes[attribute.name] ?? attributes[attribute.name.lowercased()]
-                else {
-                    try report(
-                        .xml(
-                            path, line: object.line,
-                            "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"),
-                        .value, here, key: attribute.name)
-                    continue
-                }
-                do throws(StoreError) {
-                    let raw = try Self.value(attribute, path: path, line: object.line)
-                    do {
-                        values[slot] = try AttributeValue.converted(raw, to: description, composites: composites)
-                    } catch {
-                        throw StoreError.xml(
-                            path, line: object.line, "\(entityName).\(description.name): \(error.description)")
-                    }
-                } catch {
-                    try report(error, .value, here, key: description.name)
-                }
-            }
             var snapshot = ObjectSnapshot(objectID: id, version: 1, layout: layout, values: values)
             for attribute in members {
                 do {
@@ -162,6 +131,69 @@ struct XMLStoreDecoder {
             snapshots.append(snapshot)
         }
         return snapshots
+    }
+
+    /// The layout of the entity an object's `type` names (Apple writes entity names upper-cased).
+    func layout(ofType type: String) -> EntityLayout? {
+        entityByType[type] ?? entityByType[type.uppercased()]
+    }
+
+    /// Decodes an object's attribute values into its entity's slots (`object.values`), leaving in
+    /// `object.attributes` only members of composites (rare: decoded with the snapshot).
+    /// - Parameters:
+    ///   - object: the object as read.
+    ///   - layout: its entity's layout.
+    ///   - storeIdentifier: the store's UUID (for the object's URI in problem reports).
+    /// - Throws: ``StoreError`` for a value that cannot be read (unless problems are collected).
+    mutating func decodeValues(of object: inout RawXMLStore.Object, layout: EntityLayout, storeIdentifier: String)
+        throws(StoreError)
+    {
+        let collecting = collected != nil
+        let key = object.id
+        func report(_ error: StoreError, key name: String) throws(StoreError) {
+            guard collecting else { throw error }
+            let uri = ManagedObjectID(entityName: layout.name, storeIdentifier: storeIdentifier, primaryKey: key)
+                .uriString
+            collected?.append(StoreProblem(object: uri, kind: .value, key: name, detail: error.message))
+        }
+        let entityName = layout.name
+        var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+        var members: [RawXMLStore.Attribute] = []
+        for attribute in object.attributes {
+            if attribute.name.utf8.contains(UInt8(ascii: ".")) {
+                members.append(attribute)
+                continue
+            }
+            guard let slot = slot(of: attribute.name, in: layout) else {
+                try report(
+                    .xml(
+                        path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"
+                    ),
+                    key: attribute.name)
+                continue
+            }
+            let description = layout.attributes[slot]
+            do throws(StoreError) {
+                let raw = try Self.value(attribute, path: path, line: object.line)
+                do {
+                    values[slot] = try AttributeValue.converted(raw, to: description, composites: composites)
+                } catch {
+                    throw StoreError.xml(
+                        path, line: object.line, "\(entityName).\(description.name): \(error.description)")
+                }
+            } catch {
+                try report(error, key: description.name)
+            }
+        }
+        object.values = values
+        object.attributes = members
+    }
+
+    /// The slot of the attribute an XML store names (as written, else ignoring case).
+    func slot(of name: String, in layout: EntityLayout) -> Int? {
+        if let slot = layout.attributeIndex[name] { return slot }
+        let lowered = name.lowercased()
+        return layout.attributes.firstIndex { $0.name.lowercased() == lowered }
     }
 
     /// A member of a composite attribute, written as `attribute.member[.member…]` (docutil's layout).

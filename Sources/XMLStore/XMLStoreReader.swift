@@ -16,9 +16,9 @@ struct XMLStoreReader {
         try checkProlog(data)
         let result = data.withUnsafeBytes { raw -> Result<RawXMLStore, StoreError> in
             let chars = raw.bindMemory(to: CChar.self)
-            return parse {
+            return parse(decoder: nil, storeIdentifier: "") {
                 xmlReaderForMemory(chars.baseAddress, Int32(chars.count), path ?? "store.xml", nil, options)
-            }
+            }.result
         }
         return try result.get()
     }
@@ -29,6 +29,22 @@ struct XMLStoreReader {
     /// - Returns: the store's header and objects, as they are written.
     /// - Throws: ``StoreError`` naming the file and the line.
     func read(file url: URL) throws(StoreError) -> RawXMLStore {
+        var none: XMLStoreDecoder? = nil
+        return try read(file: url, decodingWith: &none, storeIdentifier: "")
+    }
+
+    /// As ``read(file:)``, with each object's attribute values decoded by `decoder` as soon as the object is read
+    /// (its text is then let go at once: the store's values are not held twice over). Objects of entities the model
+    /// lacks and repeated ids are left as read, for the decoder's whole-store pass to report.
+    /// - Parameters:
+    ///   - url: a regular file.
+    ///   - decoder: decodes the values (its collected problems are kept in it).
+    ///   - storeIdentifier: the store's UUID, for the URIs of problem reports.
+    /// - Returns: the store's header and objects.
+    /// - Throws: ``StoreError`` naming the file and the line.
+    func read(file url: URL, decodingWith decoder: inout XMLStoreDecoder?, storeIdentifier: String)
+        throws(StoreError) -> RawXMLStore
+    {
         let fd: Int32
         let size: Int
         do {
@@ -53,7 +69,11 @@ struct XMLStoreReader {
             filled += count
         }
         try checkProlog(Data(head[..<filled]))
-        return try parse { xmlReaderForFd(fd, path ?? "store.xml", nil, options) }.get()
+        let parsed = parse(decoder: decoder, storeIdentifier: storeIdentifier) {
+            xmlReaderForFd(fd, path ?? "store.xml", nil, options)
+        }
+        decoder = parsed.decoder
+        return try parsed.result.get()
     }
 
     private var options: Int32 {
@@ -70,19 +90,25 @@ struct XMLStoreReader {
         }
     }
 
-    /// Runs the parser over the reader `makeReader` makes (and frees it).
-    private func parse(_ makeReader: () -> xmlTextReaderPtr?) -> Result<RawXMLStore, StoreError> {
+    /// Runs the parser over the reader `makeReader` makes (and frees it); the decoder comes back with what it
+    /// collected.
+    private func parse(
+        decoder: XMLStoreDecoder?, storeIdentifier: String, _ makeReader: () -> xmlTextReaderPtr?
+    ) -> (result: Result<RawXMLStore, StoreError>, decoder: XMLStoreDecoder?) {
         docutil_xml_silence_errors()
         xmlResetLastError()
         guard let reader = makeReader() else {
-            return .failure(.xml(path, line: nil, "libxml2 could not start reading"))
+            return (.failure(.xml(path, line: nil, "libxml2 could not start reading")), decoder)
         }
         defer { xmlFreeTextReader(reader) }
         var parser = Parser(reader: reader, path: path, headerOnly: headerOnly)
+        parser.decoder = decoder
+        parser.storeIdentifier = storeIdentifier
         do throws(StoreError) {
-            return .success(try parser.parse())
+            let store = try parser.parse()
+            return (.success(store), parser.decoder)
         } catch {
-            return .failure(error)
+            return (.failure(error), parser.decoder)
         }
     }
 
@@ -92,6 +118,14 @@ struct XMLStoreReader {
         let path: String?
         let headerOnly: Bool
         var store = RawXMLStore()
+        /// The most attributes and relationships an object of each type had so far: the next one's lists are made
+        /// that size at once (lists grown by doubling would hold up to twice what they need until decoded).
+        var shapes: [String: (attributes: Int, relationships: Int)] = [:]
+        /// Decodes each object's values as it is read, when set.
+        var decoder: XMLStoreDecoder?
+        var storeIdentifier = ""
+        /// The ids whose objects were decoded as read (a repeated id is left for the whole-store pass to report).
+        var decodedIDs = Set<Int64>()
 
         init(reader: xmlTextReaderPtr, path: String?, headerOnly: Bool = false) {
             self.reader = reader
@@ -368,7 +402,19 @@ struct XMLStoreReader {
 
         /// Parses `z1 z2 z3` straight from libxml2's buffer; the bad token on failure.
         static func parseRefs(_ pointer: UnsafePointer<xmlChar>) -> Result<[Int64], BadToken> {
+            func isSpace(_ c: xmlChar) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+            // Counted first, so that the list is made its size (kept until the objects are decoded).
+            var tokens = 0
+            var q = pointer
+            var inToken = false
+            while q.pointee != 0 {
+                let space = isSpace(q.pointee)
+                if !space && !inToken { tokens += 1 }
+                inToken = !space
+                q += 1
+            }
             var refs: [Int64] = []
+            refs.reserveCapacity(tokens)
             var p = pointer
             while true {
                 while p.pointee == 0x20 || p.pointee == 0x09 || p.pointee == 0x0A || p.pointee == 0x0D { p += 1 }
@@ -396,18 +442,37 @@ struct XMLStoreReader {
             return Int64(text.dropFirst())
         }
 
+        /// Decodes the values of an object just read, when a decoder is set and knows its entity.
+        mutating func decodeValues(of object: inout RawXMLStore.Object) throws(StoreError) {
+            guard let layout = decoder?.layout(ofType: object.type), decodedIDs.insert(object.id).inserted else {
+                return
+            }
+            try decoder?.decodeValues(of: &object, layout: layout, storeIdentifier: storeIdentifier)
+        }
+
         mutating func parseObject() throws(StoreError) {
             guard let type = internedAttribute("type"), !type.isEmpty else { throw fail("<object> without a type") }
             guard let idText = attribute("id"), let id = Self.objectNumber(idText[...]) else {
                 throw fail("<object> with a bad id '\(attribute("id") ?? "")' (expected z<number>)")
             }
             var object = RawXMLStore.Object(type: type, id: id, line: line)
+            let shape = shapes[type] ?? (0, 0)
+            object.attributes.reserveCapacity(shape.attributes)
+            object.relationships.reserveCapacity(shape.relationships)
             if isEmptyElement {
+                try decodeValues(of: &object)
                 store.objects.append(object)
                 return
             }
             while try next() {
                 if isEndElement {
+                    if object.attributes.count > shape.attributes || object.relationships.count > shape.relationships {
+                        shapes[type] = (
+                            max(shape.attributes, object.attributes.count),
+                            max(shape.relationships, object.relationships.count)
+                        )
+                    }
+                    try decodeValues(of: &object)
                     store.objects.append(object)
                     return
                 }
