@@ -2,6 +2,17 @@ import Foundation
 import ModelFiles
 import ObjectGraph
 
+/// A stored attribute and its slot (a class: read once per value without copying the description).
+final class Column {
+    let slot: Int
+    let attribute: AttributeDescription
+
+    init(slot: Int, attribute: AttributeDescription) {
+        self.slot = slot
+        self.attribute = attribute
+    }
+}
+
 /// Encodes a whole store in the binary format.
 struct BinaryStoreEncoder {
     let model: ManagedObjectModel
@@ -93,8 +104,12 @@ struct BinaryStoreEncoder {
         let entityIndex = Dictionary(
             uniqueKeysWithValues: model.entities.map(\.name).sorted().enumerated().map { ($1, $0) })
         for name in model.entities.map(\.name).sorted() { _ = intern(name) }
+        var layouts: [String: EntityLayout] = [:]
         for name in entityNames {
-            let layout = model.layout(of: name)!
+            guard let layout = model.layout(of: name) else {
+                throw StoreError(.corrupt, "objects of entity \(name), which the model lacks; not written")
+            }
+            layouts[name] = layout
             for a in layout.attributes where !a.isTransient { _ = intern(a.name) }
             for r in layout.relationships where !r.isTransient { _ = intern(r.name) }
         }
@@ -106,8 +121,13 @@ struct BinaryStoreEncoder {
         string(XcodeModelWriter.contents(of: model))
         varint(UInt64(entityNames.count))
         for name in entityNames {
-            let layout = model.layout(of: name)!
-            let attributes = layout.attributes.filter { !$0.isTransient }
+            guard let layout = layouts[name] else { continue }
+            // Each stored attribute with its slot, held by reference: read once per value without copying its
+            // description.
+            let columns = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
+                Column(slot: $0, attribute: layout.attributes[$0])
+            }
+            let attributes = columns.map(\.attribute)
             let relationships = layout.relationships.filter { !$0.isTransient }
             varint(UInt64(intern(name)))
             varint(UInt64(attributes.count))
@@ -128,16 +148,22 @@ struct BinaryStoreEncoder {
                 varint(UInt64(max(0, snapshot.version)))
                 let bitmapStart = out.count
                 out.append(contentsOf: repeatElement(0, count: bitmapBytes))
-                for (i, attribute) in attributes.enumerated() {
-                    let value = snapshot[attribute: attribute.name]
+                // A snapshot held by this layout's slots is read slot by slot.
+                let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
+                for (i, column) in columns.enumerated() {
+                    let value =
+                        slotted.map { column.slot < $0.count ? $0[column.slot] : .null }
+                        ?? snapshot[attribute: column.attribute.name]
                     guard !value.isNull else { continue }
                     let converted: AttributeValue
                     do {
-                        converted = try AttributeValue.converted(value, to: attribute, composites: layout.composites)
+                        converted = try AttributeValue.converted(
+                            value, to: column.attribute, composites: layout.composites)
                     } catch {
                         throw StoreError(
                             .corrupt,
-                            "\(name).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                            "\(name).\(column.attribute.name) of \(snapshot.objectID): \(error.description); not written"
+                        )
                     }
                     guard encode(converted) else { continue }
                     out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)

@@ -123,14 +123,16 @@ public struct BinaryStoreFile: Sendable {
             guard let layout = model.layout(of: header.name) else {
                 throw cursor.fail("unknown entity '\(header.name)' (not in the model)")
             }
-            let attributes = try header.attributes.map { (name, code) throws(StoreError) -> (String, AttributeType) in
-                guard let attribute = layout.attributes.first(where: { $0.name == name }) else {
+            // Each stored attribute's slot is found once per entity; values go straight into the slots.
+            let attributes = try header.attributes.map {
+                (name, code) throws(StoreError) -> (name: String, type: AttributeType, slot: Int) in
+                guard let slot = layout.attributeSlot(named: name) else {
                     throw cursor.fail("\(header.name) has no attribute '\(name)' in the model")
                 }
                 guard let stored = AttributeType(rawValue: UInt32(code) * 100) else {
                     throw cursor.fail("unknown type code \(code) for \(header.name).\(name)")
                 }
-                return (attribute.name, stored)
+                return (name, stored, slot)
             }
             for (name, _) in header.relationships where layout.relationshipSlot(named: name) == nil {
                 throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
@@ -142,22 +144,20 @@ public struct BinaryStoreFile: Sendable {
                 guard key > 0, key < UInt64(Int64.max), version < UInt64(Int64.max) else {
                     throw cursor.fail("bad object key \(key)")
                 }
-                var snapshot = ObjectSnapshot(
-                    objectID: ManagedObjectID(
-                        entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key)),
-                    version: Int64(version))
-                snapshot.attributes.reserveCapacity(attributes.count)
+                let id = ManagedObjectID(
+                    entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key))
+                var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
                 let bitmap = try cursor.take((attributes.count + 7) / 8)
-                for (i, (name, type)) in attributes.enumerated()
+                for (i, attribute) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
-                    let value = try cursor.value(type)
-                    guard let slot = layout.attributeSlot(named: name) else { continue }
+                    let value = try cursor.value(attribute.type)
                     do {
-                        snapshot.attributes[name] = try layout.converted(value, forAttributeAt: slot)
+                        values[attribute.slot] = try layout.converted(value, forAttributeAt: attribute.slot)
                     } catch {
-                        throw cursor.fail("\(header.name).\(name) of \(snapshot.objectID): \(error.description)")
+                        throw cursor.fail("\(header.name).\(attribute.name) of \(id): \(error.description)")
                     }
                 }
+                var snapshot = ObjectSnapshot(objectID: id, version: Int64(version), layout: layout, values: values)
                 for (r, (name, _)) in header.relationships.enumerated() {
                     if toMany[r] {
                         let count = try cursor.count()
