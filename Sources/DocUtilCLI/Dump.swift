@@ -71,11 +71,27 @@ struct Dump: ParsableCommand {
             var buffer = JSONBytes(capacity: 1 << 20)
             let progress = ProgressLine("dumping")
             defer { progress.end() }
-            var start = 0
-            while start < ids.count {
+            // Each batch's rows (and its to-manys) are read on another thread while the previous one is written.
+            let coordinator = opened.context.persistentStoreCoordinator
+            func readAhead(_ start: Int) -> BackgroundWork<[ObjectSnapshot]>? {
+                guard start < ids.count else { return nil }
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
-                let objects = try opened.context.objects(with: batch)
-                try opened.context.prefetchToManyRelationships(of: objects)
+                return BackgroundWork.start { () throws(StoreError) in try coordinator.wholeSnapshots(for: batch) }
+            }
+            var next = readAhead(0)
+            // Nothing is closed under a read still going (an error below leaves by this).
+            defer { _ = next?.wait() }
+            var start = 0
+            while start < ids.count, let reading = next {
+                let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+                next = nil
+                let snapshots: [ObjectSnapshot]
+                switch reading.wait() {
+                case .success(let read): snapshots = read
+                case .failure(let error): throw ContextError.store(error)
+                }
+                next = readAhead(start + batch.count)
+                let objects = try opened.context.objects(with: batch, snapshots: snapshots)
                 buffer.removeAll()
                 try stream.write(objects, to: &buffer)
                 try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }

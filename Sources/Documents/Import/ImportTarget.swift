@@ -57,7 +57,7 @@ public final class ImportTarget {
     /// The to-one destinations of those rows: the row's position, the relationship, the destination.
     private var pendingLinks: [(row: Int, relationship: String, destination: Handle)] = []
     /// The batch of rows being written while the next is read, if any.
-    private var writing: BackgroundInsert?
+    private var writing: BackgroundWork<Void>?
     /// Whether the model's uniqueness constraints are checked as objects are read (the document's store enforces
     /// them: SQLite), so that a repeat is reported at the place that repeats it. By default, when the context has
     /// a SQLite store.
@@ -99,7 +99,9 @@ public final class ImportTarget {
     func finishWriting() throws(DocumentError) {
         guard let write = writing else { return }
         writing = nil
-        if let error = write.wait() { throw DocumentError(.io, "saving a batch of the import: \(error)") }
+        if case .failure(let error) = write.wait() {
+            throw DocumentError(.io, "saving a batch of the import: \(error)")
+        }
     }
 
     // MARK: - Problems
@@ -613,7 +615,8 @@ public final class ImportTarget {
             }
             snapshots[row].toOne[relationship] = .some(destinationID)
         }
-        writing = BackgroundInsert.start(snapshots, into: coordinator)
+        let batch = snapshots
+        writing = BackgroundWork.start { () throws(StoreError) in try coordinator.insert(batch) }
     }
 
     /// After an object's values are set: it joins the key indexes built so far.

@@ -129,6 +129,33 @@ extension ManagedObjectContext {
         } catch {
             throw .store(error)
         }
+        try fill(faults, from: snapshots)
+        return objects
+    }
+
+    /// The objects of `ids` filled from snapshots read beforehand (``PersistentStoreCoordinator/wholeSnapshots(for:)``,
+    /// perhaps on another thread): objects already registered and filled keep their state.
+    /// - Parameters:
+    ///   - ids: the objects.
+    ///   - snapshots: their stored state (every one the context has to fill).
+    /// - Returns: the objects, in the order of `ids`.
+    /// - Throws: ``ContextError`` when an object to fill has no snapshot.
+    package func objects(with ids: [ManagedObjectID], snapshots: [ObjectSnapshot]) throws(ContextError)
+        -> [ManagedObject]
+    {
+        let objects: [ManagedObject]
+        do {
+            reserveRegistrations(ids.count)
+            objects = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
+        } catch {
+            throw .object(error)
+        }
+        try fill(objects.filter { $0.isFault && !$0.objectID.isTemporary }, from: snapshots)
+        return objects
+    }
+
+    /// Fills faults from their snapshots.
+    private func fill(_ faults: [ManagedObject], from snapshots: [ObjectSnapshot]) throws(ContextError) {
         var byID: [ManagedObjectID: ObjectSnapshot] = [:]
         for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
         for object in faults {
@@ -140,7 +167,6 @@ extension ManagedObjectContext {
             }
             object.awakeFromFetch()
         }
-        return objects
     }
 
     /// Reads the to-many relationships of `objects` that are still faults, one store request per relationship and

@@ -11,6 +11,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The model of every store.
     public let model: ManagedObjectModel
     let state = Mutex(CoordinatorState())
+    /// The classes registered for entities, under their own lock: every fault a context makes asks, and must not wait
+    /// for a store's work under ``state``.
+    let classes = Mutex<[String: ManagedObject.Type]>([:])
 
     /// Creates a coordinator for a model.
     /// - Parameter model: the model every store of the coordinator holds objects of.
@@ -120,11 +123,11 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - type: a subclass of ``ManagedObject``.
     ///   - name: the entity whose objects it makes.
     public func registerClass(_ type: ManagedObject.Type, forEntityName name: String) {
-        state.withLock { $0.classes[name] = type }
+        classes.withLock { $0[name] = type }
     }
 
     package func objectClass(forEntityName name: String) -> ManagedObject.Type {
-        state.withLock { $0.classes[name] } ?? ManagedObject.self
+        classes.withLock { $0[name] } ?? ManagedObject.self
     }
 
     /// The object ID a URI stands for, when its store is added and its entity exists.
@@ -209,6 +212,37 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             return ids.compactMap { found[$0] }
         }
+    }
+
+    /// The stored state of many objects whole (in the order of `ids`, missing ones left out): as
+    /// ``snapshots(for:)``, with the to-many relationships a store left as faults read too, one request per
+    /// relationship and entity. What a context needs to make the objects and their to-manys without asking a store
+    /// again — so it can be read on another thread ahead of the objects (`docutil dump` does).
+    /// - Parameter ids: the objects.
+    /// - Returns: their snapshots, with no to-many left as a fault.
+    /// - Throws: ``StoreError`` when a store cannot read them.
+    package func wholeSnapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
+        var snapshots = try snapshots(for: ids)
+        // Which snapshots lack which relationship, by entity (each relationship asked for once per entity).
+        var pending: [String: [String: [Int]]] = [:]
+        for (i, snapshot) in snapshots.enumerated() {
+            for name in snapshot.toManyFaults {
+                pending[snapshot.objectID.entityName, default: [:]][name, default: []].append(i)
+            }
+        }
+        for (_, relationships) in pending {
+            for (name, positions) in relationships {
+                let found = try destinations(of: positions.map { snapshots[$0].objectID }, relationship: name)
+                for i in positions {
+                    guard let ids = found[snapshots[i].objectID] else {
+                        throw StoreError(.io, "cannot read \(name) of \(snapshots[i].objectID)")
+                    }
+                    snapshots[i].toMany[name] = ids
+                    snapshots[i].toManyFaults.remove(name)
+                }
+            }
+        }
+        return snapshots
     }
 
     /// The stored state of one object (row cache first).

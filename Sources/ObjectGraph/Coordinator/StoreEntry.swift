@@ -3,7 +3,6 @@ import Foundation
 /// The coordinator's mutable state, only touched under its mutex.
 struct CoordinatorState {
     var entries: [StoreEntry] = []
-    var classes: [String: ManagedObject.Type] = [:]
     /// Snapshots read from incremental stores, so a fault can fire without asking the store again. Bounded: when
     /// it would outgrow ``rowCacheLimit`` it starts afresh (a row no longer cached is read again when needed), so
     /// reading a large store in batches keeps memory flat.
