@@ -2,17 +2,6 @@ import Foundation
 import ModelFiles
 import ObjectGraph
 
-/// A stored attribute and its slot (a class: read once per value without copying the description).
-final class Column {
-    let slot: Int
-    let attribute: AttributeDescription
-
-    init(slot: Int, attribute: AttributeDescription) {
-        self.slot = slot
-        self.attribute = attribute
-    }
-}
-
 /// Encodes a whole store in the binary format.
 struct BinaryStoreEncoder {
     let model: ManagedObjectModel
@@ -125,7 +114,7 @@ struct BinaryStoreEncoder {
             // Each stored attribute with its slot, held by reference: read once per value without copying its
             // description.
             let columns = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
-                Column(slot: $0, attribute: layout.attributes[$0])
+                SlottedAttribute(slot: $0, attribute: layout.attributes[$0])
             }
             let attributes = columns.map(\.attribute)
             let relationships = layout.relationships.filter { !$0.isTransient }

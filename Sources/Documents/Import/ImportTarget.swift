@@ -439,18 +439,6 @@ public final class ImportTarget {
         var handle: Handle?
     }
 
-    /// An attribute the model has rules for, as rows check it (a class: read once per row without copying the
-    /// description).
-    final class CheckedAttribute {
-        let slot: Int
-        let attribute: AttributeDescription
-
-        init(slot: Int, attribute: AttributeDescription) {
-            self.slot = slot
-            self.attribute = attribute
-        }
-    }
-
     /// What writing rows of an entity without objects needs.
     final class RowShape {
         let entityName: String
@@ -459,7 +447,7 @@ public final class ImportTarget {
         /// Rows read so far.
         var count = 0
         /// The attributes the model has rules for.
-        let checked: [CheckedAttribute]
+        let checked: [SlottedAttribute]
         /// The key indexes rows of the entity join, with the slot of each one's attribute, worked out when the
         /// import had `count` indexes (indexes are only added).
         var indexed: (count: Int, keys: [(key: KeyIndex, slot: Int)]) = (0, [])
@@ -469,7 +457,7 @@ public final class ImportTarget {
             defaults = entity.attributes.map(\.defaultValue)
             checked = entity.attributes.indices.filter {
                 ManagedObjectContext.attributeHasRules(entity.attributes[$0])
-            }.map { CheckedAttribute(slot: $0, attribute: entity.attributes[$0]) }
+            }.map { SlottedAttribute(slot: $0, attribute: entity.attributes[$0]) }
         }
     }
 

@@ -114,13 +114,7 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError`` `object` with ``ObjectGraphError/Code/faultNotFulfilled`` (naming the object) when
     ///   an ID's object is not in its store, or `store` when a store fails.
     public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
-        let objects: [ManagedObject]
-        do {
-            reserveRegistrations(ids.count)
-            objects = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
-        } catch {
-            throw .object(error)
-        }
+        let objects = try registered(ids)
         let faults = objects.filter { $0.isFault && !$0.objectID.isTemporary }
         guard !faults.isEmpty else { return objects }
         let snapshots: [ObjectSnapshot]
@@ -143,15 +137,19 @@ extension ManagedObjectContext {
     package func objects(with ids: [ManagedObjectID], snapshots: [ObjectSnapshot]) throws(ContextError)
         -> [ManagedObject]
     {
-        let objects: [ManagedObject]
+        let objects = try registered(ids)
+        try fill(objects.filter { $0.isFault && !$0.objectID.isTemporary }, from: snapshots)
+        return objects
+    }
+
+    /// The registered object of each ID (a fault for one not registered yet).
+    private func registered(_ ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
         do {
             reserveRegistrations(ids.count)
-            objects = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
+            return try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
         } catch {
             throw .object(error)
         }
-        try fill(objects.filter { $0.isFault && !$0.objectID.isTemporary }, from: snapshots)
-        return objects
     }
 
     /// Fills faults from their snapshots.

@@ -140,3 +140,21 @@ public final class EntityLayout: Sendable {
         entityName == name || ancestorNames.contains(entityName)
     }
 }
+
+/// An attribute with its slot in an entity's layout, held by reference: loops that run once per value read it
+/// without copying the attribute's description.
+package final class SlottedAttribute: Sendable {
+    /// The attribute's slot.
+    package let slot: Int
+    /// The attribute.
+    package let attribute: AttributeDescription
+
+    /// Pairs an attribute with its slot.
+    /// - Parameters:
+    ///   - slot: the slot.
+    ///   - attribute: the attribute.
+    package init(slot: Int, attribute: AttributeDescription) {
+        self.slot = slot
+        self.attribute = attribute
+    }
+}
