@@ -15,11 +15,11 @@ public struct XMLStoreFile: Sendable {
     public let countsByType: [String: Int]
     let raw: RawXMLStore
 
-    /// Reads the whole file.
+    /// Reads the whole file (as libxml2 goes: the file's bytes are never held whole).
     /// - Parameter url: the store file.
     /// - Throws: `StoreError` naming the file and line of what cannot be read.
     public init(url: URL) throws(StoreError) {
-        let raw = try XMLStoreReader(path: url.path).read(try Self.contents(of: url))
+        let raw = try XMLStoreReader(path: url.path).read(file: url)
         self.url = url
         uuid = raw.uuid
         metadata = raw.metadata
@@ -35,7 +35,8 @@ public struct XMLStoreFile: Sendable {
     public static func header(url: URL) throws(StoreError) -> (uuid: String?, metadata: [String: PropertyList]) {
         var reader = XMLStoreReader(path: url.path)
         reader.headerOnly = true
-        let raw = try reader.read(try contents(of: url))
+        // Read from the file, which is left at the end of `<databaseInfo>`: the objects are not read.
+        let raw = try reader.read(file: url)
         return (raw.uuid, raw.metadata)
     }
 

@@ -50,7 +50,7 @@ struct XMLStoreReader {
         do {
             (fd, size) = try FileKind.openRegularFile(url)
         } catch {
-            throw StoreError(error.code == .notFound ? .notFound : .io, path: url.path, error.message)
+            throw StoreError(reading: error, path: url.path)
         }
         defer { close(fd) }
         guard size > 0 else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
