@@ -18,6 +18,8 @@ public final class ManagedObjectContext {
     public var name: String?
 
     var registered: [ManagedObjectID: ManagedObject] = [:]
+    /// The layout of the last fault made (see `fault(for:)`).
+    private var lastFaultLayout: EntityLayout?
     var inserted = ObjectList()
     var updated = ObjectList()
     var deleted = ObjectList()
@@ -192,7 +194,14 @@ public final class ManagedObjectContext {
 
     func fault(for id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         if let object = registered[id] { return object }
-        guard let layout = model.layout(of: id.entityName) else {
+        // Faults come in runs of one entity: its layout is looked up by name once per run.
+        let layout: EntityLayout
+        if let last = lastFaultLayout, last.name == id.entityName {
+            layout = last
+        } else if let found = model.layout(of: id.entityName) {
+            layout = found
+            lastFaultLayout = found
+        } else {
             throw ObjectGraphError(
                 .unknownEntity, "\(id): the model has no entity '\(Diagnostics.quote(id.entityName))'", objectID: id)
         }

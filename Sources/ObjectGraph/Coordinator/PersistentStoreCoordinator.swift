@@ -14,6 +14,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The classes registered for entities, under their own lock: every fault a context makes asks, and must not wait
     /// for a store's work under ``state``.
     let classes = Mutex<[String: ManagedObject.Type]>([:])
+    /// Whether any class was ever registered (read without the lock by every fault a context makes).
+    let anyClassRegistered = Atomic<Bool>(false)
 
     /// Creates a coordinator for a model.
     /// - Parameter model: the model every store of the coordinator holds objects of.
@@ -124,10 +126,12 @@ public final class PersistentStoreCoordinator: Sendable {
     ///   - name: the entity whose objects it makes.
     public func registerClass(_ type: ManagedObject.Type, forEntityName name: String) {
         classes.withLock { $0[name] = type }
+        anyClassRegistered.store(true, ordering: .releasing)
     }
 
     package func objectClass(forEntityName name: String) -> ManagedObject.Type {
-        classes.withLock { $0[name] } ?? ManagedObject.self
+        guard anyClassRegistered.load(ordering: .acquiring) else { return ManagedObject.self }
+        return classes.withLock { $0[name] } ?? ManagedObject.self
     }
 
     /// The object ID a URI stands for, when its store is added and its entity exists.
