@@ -37,6 +37,21 @@ struct AttributeValueTests {
         #expect(try AttributeValue(parsing: text, as: type) == expected)
     }
 
+    /// Parsing trims white space at either end (tabs, spaces, Unicode spaces) and nothing else, whichever way it
+    /// gets there (text that ends in printable ASCII is not copied).
+    @Test func parsingTrimsWhiteSpaceOnly() throws {
+        for text in ["42", " 42", "42 ", "\t42\t", "\u{00A0}42\u{2003}", "  42\u{3000}"] {
+            #expect(try AttributeValue(parsing: text, as: .integer64) == .integer64(42), "\(text.debugDescription)")
+        }
+        for text in ["4 2", "\n42", "42\n", "x42", ""] {
+            #expect(throws: ValueConversionError.self, "\(text.debugDescription)") {
+                try AttributeValue(parsing: text, as: .integer64)
+            }
+        }
+        #expect(try AttributeValue(parsing: " a b ", as: .string) == .string(" a b "))
+        #expect(try AttributeValue(parsing: "\u{00A0}YES", as: .boolean) == .boolean(true))
+    }
+
     @Test func decimalParsingIsExact() throws {
         let value = try AttributeValue(parsing: "12345678901234567890.123456789", as: .decimal)
         #expect(value.literalText == "12345678901234567890.123456789")

@@ -226,6 +226,18 @@ extension AttributeValue {
         return false
     }
 
+    /// `text` without the white space (`CharacterSet.whitespaces`) at either end; text that starts and ends with
+    /// printable ASCII (most values a store holds) is returned as it is, without a copy.
+    static func trimmingWhitespace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        if let first = scalars.first, let last = scalars.last,
+            first.value > 0x20, first.value < 0x7F, last.value > 0x20, last.value < 0x7F
+        {
+            return text
+        }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
     /// Parses text as a value of `type`, as written in model files (`defaultValueString`) and on the command line.
     ///
     /// Integers accept decimal text (and `YES`/`NO`); floating types accept any decimal or exponent form; booleans
@@ -236,7 +248,7 @@ extension AttributeValue {
     ///   - type: the attribute type.
     /// - Throws: ``ValueConversionError`` when the text is not a value of that type.
     public init(parsing text: String, as type: AttributeType) throws(ValueConversionError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = Self.trimmingWhitespace(text)
         func fail(_ reason: String) -> ValueConversionError {
             ValueConversionError(value: .string(text), targetType: type, reason: reason)
         }
