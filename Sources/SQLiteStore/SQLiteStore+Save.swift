@@ -269,7 +269,7 @@ extension SQLiteStore {
 
     /// The `INSERT` of an entity's rows, with the columns of its plan in order (made once per entity).
     private func insertSQL(for entityName: String, plan: [ColumnSource]) -> String {
-        if let known = insertSQL[entityName] { return known.sql }
+        if let known = insertSQL[entityName] { return known }
         var names: [String] = []
         for source in plan {
             switch source {
@@ -283,7 +283,7 @@ extension SQLiteStore {
         let list = names.map { ", " + SQLiteSchema.q($0) }.joined()
         let sql =
             "INSERT INTO \(schema.table(of: entityName)) (Z_PK, Z_ENT, Z_OPT\(list)) VALUES (?, ?, ?\(String(repeating: ", ?", count: names.count)))"
-        insertSQL[entityName] = (sql, names.count)
+        insertSQL[entityName] = sql
         return sql
     }
 

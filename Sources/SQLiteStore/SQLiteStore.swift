@@ -37,8 +37,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var toManySQLCache: [String: ToManySQL] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
-    /// The INSERT statement of each entity, with its number of value columns (made once per entity).
-    var insertSQL: [String: (sql: String, columns: Int)] = [:]
+    /// The INSERT statement of each entity (made once per entity).
+    var insertSQL: [String: String] = [:]
     /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
     var columnPlans: [String: [ColumnSource]] = [:]
     /// Entities of the model that have no `Z_PRIMARYKEY` row yet (added to the model after the store was made),

@@ -163,7 +163,7 @@ public enum DocumentImport {
             return ImportSummary(inserted: counts, records: reading.recordCount, batched: true)
         } catch {
             // A batch may still be being written: the store is closed after it.
-            _ = try? target?.finishWriting()
+            target?.abandonWriting()
             // The temporary store is thrown away whatever its close says; the import's own error is what counts.
             _ = try? (store as? any FlushingStore)?.flushAndClose()
             SafeReplacement.removeTemporary(temporary)

@@ -89,8 +89,16 @@ public final class ImportTarget {
     }
 
     deinit {
-        // A batch still being written when the import gave up: the store is not to be closed under it.
-        _ = writing?.wait()
+        abandonWriting()
+    }
+
+    /// Waits for the batch of rows being written, if any, and lets its outcome go: for an import that has already
+    /// failed (its own error is what the user is told, and the store it was writing to is thrown away), so that the
+    /// store is not closed under the write.
+    func abandonWriting() {
+        guard let write = writing else { return }
+        writing = nil
+        _ = write.wait()
     }
 
     /// Waits for the batch of rows being written, if any (before anything reads the store, and before it is
