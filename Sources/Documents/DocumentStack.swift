@@ -354,7 +354,7 @@ public enum DocumentStack {
             throw DocumentError(.unsupported, "cannot write \(type) documents yet")
         }
         do {
-            try document.coordinator.writeCopy(of: document.store, to: target, type: type, progress: progress)
+            try document.coordinator.exportCopy(of: document.store, to: target, type: type, progress: progress)
         } catch {
             throw DocumentError(error.code == .io ? .cannotCreate : DocumentError(error).code, error.description)
         }

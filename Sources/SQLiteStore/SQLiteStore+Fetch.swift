@@ -125,6 +125,26 @@ extension SQLiteStore {
         }
     }
 
+    /// The keys of every row of exactly one entity, ascending, read from the table's `Z_ENT` index alone.
+    /// - Parameter entityName: the entity (its sub-entities are left out).
+    /// - Returns: the keys, ascending; none for an entity the store has no table for.
+    /// - Throws: `StoreError` when the rows cannot be read.
+    public func primaryKeys(ofEntity entityName: String) throws(StoreError) -> [Int64] {
+        guard let info = schema.entities[entityName] else { return [] }
+        var keys: [Int64] = []
+        do {
+            try database.query(
+                "SELECT Z_PK FROM \(schema.table(of: entityName)) WHERE Z_ENT = ? ORDER BY Z_PK",
+                [.integer(info.number)]
+            ) { (statement) throws(SQLiteStoreError) in
+                keys.append(sqlite3_column_int64(statement, 0))
+            }
+        } catch {
+            throw storeError(error)
+        }
+        return keys
+    }
+
     /// The stored values of objects, read in batches.
     /// - Parameter ids: The objects.
     /// - Returns: A snapshot for each object that exists.

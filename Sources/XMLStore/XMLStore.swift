@@ -11,7 +11,7 @@ public import ObjectGraph
 ///
 /// `@unchecked Sendable`: its mutable state (`metadata`, the next object number) is only touched under the
 /// coordinator's lock.
-public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
+public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Sendable {
     /// The registered type name.
     public static let typeName = "XML"
     /// Our metadata key for the embedded model (Xcode `contents` XML).
@@ -107,6 +107,32 @@ public final class XMLStore: AtomicStore, CheckableStore, @unchecked Sendable {
             try writer.write(
                 snapshots: contents.snapshots, uuid: identifier, nextObjectID: next, metadata: newMetadata, to: sink)
         }
+        return Commit(transaction: transaction) { [self] in
+            metadata = newMetadata
+            nextObjectID = next
+        }
+    }
+
+    /// Writes a whole store from objects given a batch at a time in id order (a copy of a large store), and prepares
+    /// to put it in place; nothing on disk changes until the transaction commits.
+    /// - Parameters:
+    ///   - stream: the identifier, metadata and highest key, and the objects batch by batch.
+    ///   - model: the model the objects belong to.
+    /// - Returns: The transaction that replaces the file on commit.
+    /// - Throws: `StoreError` when a value cannot be written, the objects are not in id order or the stream fails.
+    public func prepareWrite(_ stream: AtomicStoreStream, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+    {
+        guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
+        let next = max(nextObjectID, stream.highestKey)
+        var written = stream
+        written.metadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        written.identifier = identifier
+        var writer = XMLStoreWriter(model: model)
+        let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
+            try writer.write(written, nextObjectID: next, to: sink)
+        }
+        let newMetadata = written.metadata
         return Commit(transaction: transaction) { [self] in
             metadata = newMetadata
             nextObjectID = next

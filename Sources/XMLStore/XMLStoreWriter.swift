@@ -11,6 +11,8 @@ struct XMLStoreWriter {
 
     let model: ManagedObjectModel
     private var out: [UInt8] = []
+    /// How each entity met so far is written.
+    private var plans: [String: EntityPlan] = [:]
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -48,16 +50,52 @@ struct XMLStoreWriter {
         }
     }
 
+    /// Writes a whole store from snapshots in any order (they are written in id order).
     /// - Throws: `StoreError` when a value does not fit its attribute (it is never written as something else).
     mutating func write(
         snapshots: [ObjectSnapshot], uuid: String, nextObjectID: Int64, metadata: [String: PropertyList],
         to sink: AtomicFileWriter.Sink
     ) throws(StoreError) {
-        // The text goes to the file a megabyte at a time: a large store is never held whole as text.
-        func flush(_ out: inout [UInt8]) throws(StoreError) {
-            try sink.write(contentsOf: out)
-            out.removeAll(keepingCapacity: true)
+        try writeStart(uuid: uuid, nextObjectID: nextObjectID, metadata: metadata)
+        // In id order, by index (the snapshots are not copied).
+        let ordered = snapshots.indices.sorted {
+            snapshots[$0].objectID.primaryKey < snapshots[$1].objectID.primaryKey
         }
+        for index in ordered { try writeObject(snapshots[index], key: \.primaryKey, to: sink) }
+        try writeEnd(to: sink)
+    }
+
+    /// Writes a whole store from a stream that gives its objects a batch at a time in id order: only one batch and
+    /// a megabyte of text are held at once.
+    /// - Throws: `StoreError` when a value does not fit its attribute or the stream fails.
+    mutating func write(_ stream: AtomicStoreStream, nextObjectID: Int64, to sink: AtomicFileWriter.Sink)
+        throws(StoreError)
+    {
+        try writeStart(uuid: stream.identifier, nextObjectID: nextObjectID, metadata: stream.metadata)
+        var written = 0
+        var last = Int64.min
+        while let batch = try stream.next() {
+            for snapshot in batch {
+                let key = stream.key(snapshot.objectID)
+                guard key > last else {
+                    throw StoreError(
+                        .unsupported, "\(snapshot.objectID) came after key \(last): a stream must be in id order")
+                }
+                last = key
+                try writeObject(snapshot, key: stream.key, to: sink)
+            }
+            written += batch.count
+        }
+        guard written == stream.count else {
+            throw StoreError(.io, "the store gave \(written) objects of \(stream.count); not written")
+        }
+        try writeEnd(to: sink)
+    }
+
+    /// The prolog and `<databaseInfo>`.
+    private mutating func writeStart(uuid: String, nextObjectID: Int64, metadata: [String: PropertyList])
+        throws(StoreError)
+    {
         out.removeAll(keepingCapacity: true)
         out.reserveCapacity(Self.flushSize + 64 * 1024)
         append("<?xml version=\"1.0\" standalone=\"yes\"?>\n")
@@ -73,66 +111,75 @@ struct XMLStoreWriter {
             throw StoreError(.unsupported, "metadata: \(error.message)")
         }
         append("        </metadata>\n    </databaseInfo>\n")
-        // In id order, by index (the snapshots are not copied).
-        let ordered = snapshots.indices.sorted {
-            snapshots[$0].objectID.primaryKey < snapshots[$1].objectID.primaryKey
-        }
-        var plans: [String: EntityPlan] = [:]
-        for index in ordered {
-            let snapshot = snapshots[index]
-            let entityName = snapshot.objectID.entityName
-            let plan: EntityPlan
-            if let known = plans[entityName] {
-                plan = known
-            } else {
-                guard let layout = model.layout(of: entityName) else {
-                    throw StoreError(.unsupported, "no entity \(entityName) in the model; not written")
-                }
-                plan = EntityPlan(layout: layout)
-                plans[entityName] = plan
-            }
-            append("    <object type=\"")
-            append(plan.type)
-            append("\" id=\"z")
-            appendInteger(snapshot.objectID.primaryKey)
-            append("\">\n")
-            for (attribute, xmlName) in plan.attributes {
-                let value = snapshot[attribute: attribute.name]
-                guard !value.isNull else { continue }
-                let converted: AttributeValue
-                do {
-                    converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)
-                } catch {
-                    throw StoreError(
-                        .corrupt,
-                        "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
-                }
-                writeAttribute(xmlName, converted)
-            }
-            for (relationship, xmlName, destination) in plan.relationships {
-                let ids: [ManagedObjectID] =
-                    relationship.isToMany
-                    ? snapshot.toMany[relationship.name] ?? []
-                    : (snapshot.toOne[relationship.name] ?? nil).map { [$0] } ?? []
-                append(
-                    "        <relationship name=\"\(xmlName)\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"\(destination)\""
-                )
-                if !ids.isEmpty {
-                    append(" idrefs=\"")
-                    for (i, id) in ids.enumerated() {
-                        if i > 0 { out.append(0x20) }
-                        out.append(UInt8(ascii: "z"))
-                        appendInteger(id.primaryKey)
-                    }
-                    out.append(UInt8(ascii: "\""))
-                }
-                append("></relationship>\n")
-            }
-            append("    </object>\n")
-            if out.count >= Self.flushSize { try flush(&out) }
-        }
+    }
+
+    /// The end of the document, and the rest of the text to the file.
+    private mutating func writeEnd(to sink: AtomicFileWriter.Sink) throws(StoreError) {
         append("</database>\n")
-        try flush(&out)
+        try flush(to: sink)
+    }
+
+    /// The text gathered so far to the file.
+    private mutating func flush(to sink: AtomicFileWriter.Sink) throws(StoreError) {
+        try sink.write(contentsOf: out)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    /// One `<object>`, each object named by `key`; the text goes to the file a megabyte at a time, so a large store is
+    /// never held whole as text.
+    private mutating func writeObject(
+        _ snapshot: ObjectSnapshot, key: (ManagedObjectID) -> Int64, to sink: AtomicFileWriter.Sink
+    ) throws(StoreError) {
+        let entityName = snapshot.objectID.entityName
+        let plan: EntityPlan
+        if let known = plans[entityName] {
+            plan = known
+        } else {
+            guard let layout = model.layout(of: entityName) else {
+                throw StoreError(.unsupported, "no entity \(entityName) in the model; not written")
+            }
+            plan = EntityPlan(layout: layout)
+            plans[entityName] = plan
+        }
+        append("    <object type=\"")
+        append(plan.type)
+        append("\" id=\"z")
+        appendInteger(key(snapshot.objectID))
+        append("\">\n")
+        for (attribute, xmlName) in plan.attributes {
+            let value = snapshot[attribute: attribute.name]
+            guard !value.isNull else { continue }
+            let converted: AttributeValue
+            do {
+                converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)
+            } catch {
+                throw StoreError(
+                    .corrupt,
+                    "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+            }
+            writeAttribute(xmlName, converted)
+        }
+        for (relationship, xmlName, destination) in plan.relationships {
+            let ids: [ManagedObjectID] =
+                relationship.isToMany
+                ? snapshot.toMany[relationship.name] ?? []
+                : (snapshot.toOne[relationship.name] ?? nil).map { [$0] } ?? []
+            append(
+                "        <relationship name=\"\(xmlName)\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"\(destination)\""
+            )
+            if !ids.isEmpty {
+                append(" idrefs=\"")
+                for (i, id) in ids.enumerated() {
+                    if i > 0 { out.append(0x20) }
+                    out.append(UInt8(ascii: "z"))
+                    appendInteger(key(id))
+                }
+                out.append(UInt8(ascii: "\""))
+            }
+            append("></relationship>\n")
+        }
+        append("    </object>\n")
+        if out.count >= Self.flushSize { try flush(to: sink) }
     }
 
     /// How much text is gathered before it is written.

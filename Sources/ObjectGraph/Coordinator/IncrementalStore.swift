@@ -19,6 +19,9 @@ public protocol IncrementalStore: PersistentStore {
     /// can: what reading many objects whole needs, one request per batch instead of one per object.
     func destinations(of ids: [ManagedObjectID], relationship: String) throws(StoreError)
         -> [ManagedObjectID: [ManagedObjectID]]
+    /// The primary keys of every stored object of exactly `entityName` (not its sub-entities), ascending: what a
+    /// copy of the whole store needs to number and order the objects before it reads them a batch at a time.
+    func primaryKeys(ofEntity entityName: String) throws(StoreError) -> [Int64]
     /// The current version of an object, for optimistic locking; `nil` when it no longer exists.
     func version(of id: ManagedObjectID) throws(StoreError) -> Int64?
     /// New keys for objects of a hierarchy root.
@@ -39,6 +42,17 @@ extension IncrementalStore {
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
         try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+    }
+
+    /// The keys of the objects a fetch of exactly `entityName` finds, sorted; stores that can read the keys alone
+    /// implement it.
+    /// - Parameter entityName: the entity (its sub-entities are left out).
+    /// - Returns: the keys, ascending.
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func primaryKeys(ofEntity entityName: String) throws(StoreError) -> [Int64] {
+        var exact = FetchRequest(entityName: entityName)
+        exact.includesSubentities = false
+        return try objectIDs(for: exact, entityNames: [entityName]).map(\.primaryKey).sorted()
     }
 
     /// One request per object; stores that can do better implement it.

@@ -39,6 +39,31 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// Writes a complete copy of a store to a new file of any type, as ``writeCopy(of:applying:to:type:options:progress:)``
+    /// does, for a caller that keeps neither the store nor its objects (a conversion): the objects' new IDs are
+    /// not worked out, so a copy from an incremental store (SQLite) to a ``StreamingAtomicStore`` (XML) goes a batch
+    /// at a time and never holds the store whole.
+    /// - Parameters:
+    ///   - store: the store to copy (one of this coordinator's).
+    ///   - url: the file to write; a symbolic link is followed.
+    ///   - type: the store type of the copy.
+    ///   - options: options for the copy's store.
+    ///   - progress: hears how many objects were read of how many, as the copy goes.
+    /// - Throws: ``StoreError`` when the copy cannot be read or written; `url` is then left as it was.
+    package func exportCopy(
+        of store: any PersistentStore, to url: URL, type: String, options: [String: String] = [:],
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in
+            guard let entry = state.entries.first(where: { $0.store === store }) else {
+                throw StoreError(.unsupported, "the store is not added to this coordinator")
+            }
+            _ = try writeCopy(
+                of: entry, applying: UnsavedChanges(), to: url, type: type, options: options, progress: progress,
+                keepingIDs: false)
+        }
+    }
+
     /// Writes a copy of a store (with `changes` laid over it) to `url` as `writeCopy(of:applying:to:type:options:)`
     /// does, then puts a store opened on the copy in the old store's place and closes the old one: what save as
     /// needs. The old file is left as it was.
@@ -153,9 +178,10 @@ extension PersistentStoreCoordinator {
     }
 
     /// Writes the copy (under the coordinator's lock, which the caller holds).
+    /// `keepingIDs`: the caller needs the objects' new IDs (else a copy may stream and return none).
     private func writeCopy(
         of entry: StoreEntry, applying changes: UnsavedChanges, to url: URL, type: String, options: [String: String],
-        progress: ((Int, Int) -> Void)? = nil
+        progress: ((Int, Int) -> Void)? = nil, keepingIDs: Bool = true
     ) throws(StoreError) -> [ManagedObjectID: ManagedObjectID] {
         guard let storeType = StoreType.named(type) else {
             throw StoreError(.unsupported, path: url.path, "unknown store type '\(type)'")
@@ -194,16 +220,23 @@ extension PersistentStoreCoordinator {
                 var metadata = source.metadata
                 metadata["NSStoreType"] = .string(type)
                 written.metadata = metadata
-                let scope = (written as? any AtomicStore)?.primaryKeyScope ?? .perRootEntity
-                let snapshots: [ObjectSnapshot]
-                (snapshots, mapping) = try laidOver(
-                    entry.allSnapshots(model: model, progress: progress), changes, scope: scope,
-                    identifier: source.identifier)
-                let copy = try StoreEntry(store: written, model: model, load: false)
-                let (transaction, apply) = try copy.prepare(
-                    inserted: snapshots, updated: [], deleted: [], model: model)
-                try transaction.commit()
-                apply()
+                if !keepingIDs, changes.isEmpty, let incremental = source as? any IncrementalStore,
+                    let streaming = written as? any StreamingAtomicStore
+                {
+                    try streamCopy(of: entry, from: incremental, to: streaming, progress: progress)
+                    mapping = [:]
+                } else {
+                    let scope = (written as? any AtomicStore)?.primaryKeyScope ?? .perRootEntity
+                    let snapshots: [ObjectSnapshot]
+                    (snapshots, mapping) = try laidOver(
+                        entry.allSnapshots(model: model, progress: progress), changes, scope: scope,
+                        identifier: source.identifier)
+                    let copy = try StoreEntry(store: written, model: model, load: false)
+                    let (transaction, apply) = try copy.prepare(
+                        inserted: snapshots, updated: [], deleted: [], model: model)
+                    try transaction.commit()
+                    apply()
+                }
             }
             target = nil
             try written.finishAndClose()
@@ -214,6 +247,35 @@ extension PersistentStoreCoordinator {
             SafeReplacement.removeTemporary(temporary)
             throw error.replacingPath(temporary.path, with: destination.path)
         }
+    }
+
+    /// Copies every object of an incremental store into a streaming atomic store a batch at a time: the objects are
+    /// numbered and ordered from their keys alone (``CopyOrder``), then read a thousand at a time and written with
+    /// their new keys, so only one batch is held at once.
+    private func streamCopy(
+        of entry: StoreEntry, from source: any IncrementalStore, to target: any StreamingAtomicStore,
+        progress: ((Int, Int) -> Void)?
+    ) throws(StoreError) {
+        let order = try CopyOrder(of: entry, in: source, scope: target.primaryKeyScope)
+        var position = 0
+        let stream = AtomicStoreStream(
+            identifier: source.identifier, metadata: target.metadata, highestKey: order.highestKey,
+            count: order.count, key: order.newKey
+        ) { () throws(StoreError) -> [ObjectSnapshot]? in
+            guard position < order.count else { return nil }
+            let ids = order.objectIDs(from: position, upTo: 1_000)
+            let snapshots = try entry.wholeSnapshots(of: ids, from: source)
+            guard snapshots.count == ids.count else {
+                throw StoreError(
+                    .conflict, path: source.description.url?.path,
+                    "\(ids.count - snapshots.count) of its objects went away while the store was copied")
+            }
+            position += ids.count
+            progress?(position, order.count)
+            return snapshots
+        }
+        let transaction = try target.prepareWrite(stream, model: model)
+        try transaction.commit()
     }
 
     /// Writes `changes` into a copy opened as `copy`: new objects get keys there.

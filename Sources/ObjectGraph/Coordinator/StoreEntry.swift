@@ -228,6 +228,32 @@ final class StoreEntry: @unchecked Sendable {
         )
     }
 
+    /// The stored state of objects of an incremental store whole (in the order of `ids`, missing ones left out):
+    /// the to-many relationships the store left as faults are read too, one request per relationship for the batch
+    /// (a copy needs every link).
+    func wholeSnapshots(of ids: [ManagedObjectID], from incremental: any IncrementalStore) throws(StoreError)
+        -> [ObjectSnapshot]
+    {
+        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
+        var snapshots = try snapshots(of: ids, from: incremental, rowCache: &uncached, caching: false)
+        var pending: [String: [Int]] = [:]
+        for (i, snapshot) in snapshots.enumerated() {
+            for name in snapshot.toManyFaults { pending[name, default: []].append(i) }
+        }
+        for (name, positions) in pending.sorted(by: { $0.key < $1.key }) {
+            let found = try incremental.destinations(of: positions.map { snapshots[$0].objectID }, relationship: name)
+            for i in positions {
+                guard let destinations = found[snapshots[i].objectID] else {
+                    throw StoreError(
+                        .io, path: store.description.url?.path, "cannot read \(name) of \(snapshots[i].objectID)")
+                }
+                snapshots[i].toMany[name] = destinations
+                snapshots[i].toManyFaults.remove(name)
+            }
+        }
+        return snapshots
+    }
+
     /// Every object of the store, for migration; `progress` hears of each thousand objects read (done, total).
     func allSnapshots(model: ManagedObjectModel, progress: ((Int, Int) -> Void)? = nil) throws(StoreError)
         -> [ObjectSnapshot]
@@ -244,14 +270,7 @@ final class StoreEntry: @unchecked Sendable {
             var start = 0
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + 1_000, ids.count)])
-                for var snapshot in try incremental.snapshots(for: batch) {
-                    // Migration needs every link: load the to-many relationships the store left as faults.
-                    for name in snapshot.toManyFaults.sorted() {
-                        snapshot.toMany[name] = try incremental.destinations(of: snapshot.objectID, relationship: name)
-                    }
-                    snapshot.toManyFaults = []
-                    all.append(snapshot)
-                }
+                all += try wholeSnapshots(of: batch, from: incremental)
                 start += batch.count
                 progress?(start, ids.count)
             }

@@ -1,0 +1,104 @@
+/// How a copy of an incremental store into an atomic store numbers and orders the objects, worked out from their keys
+/// alone (eight bytes an object) before any row is read, so the copy can then read and write a batch at a time.
+///
+/// Keys are renumbered exactly as ``PersistentStoreCoordinator/renumbered(_:startingAfter:)`` does for a store with
+/// one counter (the XML store): when a key repeats across hierarchies or is not above the store's floor, objects are
+/// numbered after the floor in order of entity name, then of key; an object's new key is then found by a binary
+/// search in its entity's keys, not in a table of every object. Otherwise keys are kept and objects go in key order.
+struct CopyOrder {
+    /// The store's entities, sorted by name.
+    private let names: [String]
+    /// Each entity's keys, ascending.
+    private let keys: [[Int64]]
+    /// The position of each entity in `names`.
+    private let index: [String: Int]
+    /// Renumbered: the new key before each entity's first object, and where each entity's run starts in the copy.
+    private let renumbering: (bases: [Int64], starts: [Int])?
+    /// Keys kept: every object's key and entity, in key order.
+    private let merged: [(key: Int64, entity: Int32)]
+    /// The store's UUID.
+    private let identifier: String
+    /// How many objects the copy holds.
+    let count: Int
+    /// The highest key in the copy.
+    let highestKey: Int64
+
+    /// Reads every entity's keys from `store`.
+    /// - Throws: ``StoreError`` when the keys cannot be read, or there are more keys than the copy can number.
+    init(of entry: StoreEntry, in store: any IncrementalStore, scope: PrimaryKeyScope) throws(StoreError) {
+        names = entry.entityNames.sorted()
+        var keys: [[Int64]] = []
+        keys.reserveCapacity(names.count)
+        for name in names { keys.append(try store.primaryKeys(ofEntity: name)) }
+        self.keys = keys
+        index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        identifier = store.identifier
+        count = keys.reduce(0) { $0 + $1.count }
+        var all: [(key: Int64, entity: Int32)] = []
+        all.reserveCapacity(count)
+        for (entity, entityKeys) in keys.enumerated() {
+            for key in entityKeys { all.append((key, Int32(truncatingIfNeeded: entity))) }
+        }
+        all.sort { ($0.key, $0.entity) < ($1.key, $1.entity) }
+        let repeats = zip(all, all.dropFirst()).contains { $0.key == $1.key }
+        if case .store(let floor) = scope, repeats || (all.first.map { $0.key <= floor } ?? false) {
+            guard floor <= Int64.max - Int64(count) else {
+                throw StoreError(.corrupt, "the store's \(count) objects cannot be numbered after key \(floor)")
+            }
+            var bases: [Int64] = []
+            var starts: [Int] = []
+            var before = 0
+            for entityKeys in keys {
+                bases.append(floor + Int64(before))
+                starts.append(before)
+                before += entityKeys.count
+            }
+            renumbering = (bases, starts)
+            merged = []
+            highestKey = floor + Int64(count)
+        } else {
+            renumbering = nil
+            highestKey = all.last?.key ?? 0
+            merged = all
+        }
+    }
+
+    /// The IDs of the objects at `position` in the copy's order, at most `limit` of them (fewer at the end of an
+    /// entity's run when renumbered).
+    func objectIDs(from position: Int, upTo limit: Int) -> [ManagedObjectID] {
+        guard position < count else { return [] }
+        if let (_, starts) = renumbering {
+            // The last entity whose run starts at or before `position` (runs of entities without objects are empty).
+            var low = 0
+            var high = starts.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if starts[middle] <= position { low = middle } else { high = middle - 1 }
+            }
+            var entity = low
+            while position - starts[entity] >= keys[entity].count { entity += 1 }
+            let first = position - starts[entity]
+            let last = min(keys[entity].count, first + limit)
+            return keys[entity][first..<last].map {
+                ManagedObjectID(entityName: names[entity], storeIdentifier: identifier, primaryKey: $0)
+            }
+        }
+        return merged[position..<min(count, position + limit)].map {
+            ManagedObjectID(entityName: names[Int($0.entity)], storeIdentifier: identifier, primaryKey: $0.key)
+        }
+    }
+
+    /// The key an object has in the copy: its own when keys are kept or the object is not in the store.
+    func newKey(_ id: ManagedObjectID) -> Int64 {
+        guard let (bases, _) = renumbering, let entity = index[id.entityName] else { return id.primaryKey }
+        let entityKeys = keys[entity]
+        var low = 0
+        var high = entityKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entityKeys[middle] < id.primaryKey { low = middle + 1 } else { high = middle }
+        }
+        guard low < entityKeys.count, entityKeys[low] == id.primaryKey else { return id.primaryKey }
+        return bases[entity] + 1 + Int64(low)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// An atomic store that can also write a whole store from objects handed to it a batch at a time, so that a copy
+/// of a large store (`docutil convert` of a SQLite document to XML) is never held whole in memory.
+public protocol StreamingAtomicStore: AtomicStore {
+    /// Writes every object `stream` gives, in the order it gives them, and prepares to put the result in place;
+    /// nothing on disk changes until the transaction commits.
+    /// - Parameters:
+    ///   - stream: the store's identifier, metadata and highest key, and its objects batch by batch.
+    ///   - model: the model the objects belong to.
+    /// - Returns: the transaction that puts the written store in place on commit.
+    /// - Throws: ``StoreError`` when a value cannot be written or the stream fails; nothing is put in place then.
+    func prepareWrite(_ stream: AtomicStoreStream, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+}
+
+/// The objects of a whole store handed to a ``StreamingAtomicStore`` a batch at a time.
+public struct AtomicStoreStream {
+    /// The store's UUID.
+    public var identifier: String
+    /// The metadata to write.
+    public var metadata: [String: PropertyList]
+    /// The highest primary key among the objects (0 when there are none).
+    public var highestKey: Int64
+    /// How many objects the stream gives in all.
+    public var count: Int
+    /// The next batch of objects, in ascending order of their keys in the copy (``key``) across the whole stream;
+    /// `nil` once every object has been given.
+    public var next: () throws(StoreError) -> [ObjectSnapshot]?
+    /// The key an object has in the written store, for the objects the stream gives and the objects their
+    /// relationships point to (a copy that renumbers keys says so here instead of making new IDs for every reference).
+    public var key: (ManagedObjectID) -> Int64
+
+    /// A stream of a store's objects.
+    /// - Parameters:
+    ///   - identifier: the store's UUID.
+    ///   - metadata: the metadata to write.
+    ///   - highestKey: the highest primary key among the objects.
+    ///   - count: how many objects there are.
+    ///   - key: the key an object has in the written store (by default its own).
+    ///   - next: gives the next batch, in ascending key order, or `nil` at the end.
+    public init(
+        identifier: String, metadata: [String: PropertyList], highestKey: Int64, count: Int,
+        key: @escaping (ManagedObjectID) -> Int64 = { $0.primaryKey },
+        next: @escaping () throws(StoreError) -> [ObjectSnapshot]?
+    ) {
+        self.identifier = identifier
+        self.metadata = metadata
+        self.highestKey = highestKey
+        self.count = count
+        self.key = key
+        self.next = next
+    }
+}
