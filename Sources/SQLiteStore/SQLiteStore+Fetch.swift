@@ -297,6 +297,7 @@ extension SQLiteStore {
         // The statement's columns, found once (not per row).
         var layout: (columns: [String: Int32], key: Int32, entity: Int32, version: Int32?)? = nil
         var plans: [Int64: RowPlan] = [:]
+        var last: (Int64, RowPlan)? = nil
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
             if layout == nil {
                 var found: [String: Int32] = [:]
@@ -317,14 +318,19 @@ extension SQLiteStore {
             let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
             let ent = sqlite3_column_int64(statement, entIndex)
             let plan: RowPlan
-            if let known = plans[ent] {
+            // Rows come in runs of one entity: the last plan is tried before the table of plans.
+            if let (lastEnt, lastPlan) = last, lastEnt == ent {
+                plan = lastPlan
+            } else if let known = plans[ent] {
                 plan = known
+                last = (ent, known)
             } else {
                 guard let made = rowPlan(entityName: id.entityName, columns: columns) else {
                     throw SQLiteStoreError(.malformed, path: database.path, "no entity \(id.entityName) in the model")
                 }
                 plans[ent] = made
                 plan = made
+                last = (ent, made)
             }
             // Values go straight into the entity's slots (no dictionary by name).
             var values = [AttributeValue](repeating: .null, count: plan.layout.attributes.count)

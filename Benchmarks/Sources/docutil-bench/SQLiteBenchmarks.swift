@@ -131,6 +131,28 @@ enum SQLiteBenchmarks {
         print("    raw C API \(String(format: "%8.2f ms", raw * 1000))   \(grdbText)")
     }
 
+    /// Runs one operation of the block `times` times on one store, for a profiler.
+    static func profile(_ operation: String, times: Int) throws {
+        SQLiteStore.register()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docutil-bench-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try model()
+        let url = directory.appendingPathComponent("profile.sqlite")
+        try Ours.insert(model: model, url: url)
+        for round in 0..<times {
+            switch operation {
+            case "fetch": blackHole(try Ours.fetchAll(model: model, url: url))
+            case "faults": blackHole(try Ours.fetchAll(model: model, url: url, asFaults: true))
+            case "indexed": blackHole(try Ours.fetchRange(model: model, url: url))
+            case "insert": try Ours.insert(model: model, url: directory.appendingPathComponent("\(round).sqlite"))
+            case "update": try Ours.updateAll(model: model, url: url, price: Double(round))
+            default: throw CocoaError(.featureUnsupported)
+            }
+        }
+    }
+
     static func values(_ i: Int) -> [String: AttributeValue] {
         ObjectGraphBenchmarks.values(i)
     }

@@ -16,6 +16,12 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "convert-floor"
     try ConvertFloor.run(xml: CommandLine.arguments[2], sqlite: CommandLine.arguments[3])
     exit(0)
 }
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "profile-sqlite" {
+    // One library operation of the SQLite block, repeated, for a profiler (`perf record`): fetch, faults, indexed,
+    // insert, update.
+    try SQLiteBenchmarks.profile(CommandLine.arguments[2], times: Int(CommandLine.arguments[3]) ?? 10)
+    exit(0)
+}
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 

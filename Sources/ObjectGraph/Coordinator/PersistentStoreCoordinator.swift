@@ -156,7 +156,9 @@ public final class PersistentStoreCoordinator: Sendable {
             var results: [ObjectSnapshot] = []
             let holding = state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
             for entry in holding {
-                results += try entry.fetch(request, entityNames: entityNames, rowCache: &state.rowCache)
+                let fetched = try entry.fetch(request, entityNames: entityNames, rowCache: &state.rowCache)
+                // The first store's results are taken as they are: appending would copy (and retain) every snapshot.
+                if results.isEmpty { results = fetched } else { results += fetched }
             }
             if holding.count > 1, !request.sortDescriptors.isEmpty {
                 let lookupState = state
