@@ -9,7 +9,7 @@ public import ObjectGraph
 /// rename) at every save.
 ///
 /// `@unchecked Sendable`: its mutable state (`metadata`) is only touched under the coordinator's lock.
-public final class BinaryStore: AtomicStore, @unchecked Sendable {
+public final class BinaryStore: StreamingAtomicStore, @unchecked Sendable {
     /// The registered type name.
     public static let typeName = "Binary"
     /// The file's first bytes.
@@ -82,6 +82,40 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         return Commit(transaction: transaction) { [self] in metadata = newMetadata }
     }
 
+    /// The binary store writes objects entity by entity.
+    public var streamOrder: AtomicStreamOrder { .byEntity }
+
+    /// Writes a whole store from objects given a batch at a time, entity by entity (a copy of a large store), and
+    /// prepares to put it in place; nothing on disk changes until the transaction commits. An uncompressed store is
+    /// written as the objects come; a compressed one (option `"compress": "YES"`) is gathered whole first, as its
+    /// body is compressed in one piece.
+    /// - Parameters:
+    ///   - stream: the identifier, metadata and counts, and the objects batch by batch.
+    ///   - model: the model the objects belong to.
+    /// - Returns: The transaction that replaces the file on commit.
+    /// - Throws: `StoreError` when a value cannot be written, the objects are out of order or the stream fails.
+    public func prepareWrite(_ stream: AtomicStoreStream, model: ManagedObjectModel) throws(StoreError)
+        -> any StoreTransaction
+    {
+        guard description.options["compress"] != "YES" else {
+            var snapshots: [ObjectSnapshot] = []
+            snapshots.reserveCapacity(stream.count)
+            while let batch = try stream.next() { snapshots += batch }
+            return try prepareWrite(
+                AtomicStoreContents(identifier: identifier, metadata: stream.metadata, snapshots: snapshots),
+                model: model)
+        }
+        guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
+        let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        var written = stream
+        written.metadata = newMetadata
+        var encoder = BinaryStoreEncoder(model: model)
+        let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
+            try encoder.encode(written, uuid: identifier, to: sink)
+        }
+        return Commit(transaction: transaction) { [self] in metadata = newMetadata }
+    }
+
     struct Commit: StoreTransaction {
         let transaction: AtomicFileWriter.Transaction
         let done: () -> Void
@@ -101,15 +135,24 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
 
 /// zlib's CRC-32 and compression.
 enum Zlib {
-    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: uLong = CZlib.crc32(0, nil, 0)
+    static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 { crc32(start: nil, bytes) }
+
+    /// The CRC-32 of `bytes` continued from `start` (the checksum of the bytes before them), or from nothing.
+    static func crc32(start: UInt32?, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: uLong = start.map { uLong($0) } ?? CZlib.crc32(0, nil, 0)
+        guard let base = bytes.baseAddress else { return UInt32(truncatingIfNeeded: crc) }
         var offset = 0
         while offset < bytes.count {
             let chunk = min(1 << 30, bytes.count - offset)
-            crc = CZlib.crc32(crc, bytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + offset, uInt(chunk))
+            crc = CZlib.crc32(crc, base.assumingMemoryBound(to: Bytef.self) + offset, uInt(chunk))
             offset += chunk
         }
         return UInt32(truncatingIfNeeded: crc)
+    }
+
+    /// The CRC-32 of an array's bytes continued from `start`.
+    static func crc32(start: UInt32?, _ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { crc32(start: start, $0) }
     }
 
     static func compress(_ input: [UInt8]) throws(StoreError) -> [UInt8] {

@@ -75,118 +75,211 @@ struct BinaryStoreEncoder {
         }
     }
 
+    /// How one entity's objects are written: its layout, stored attributes with their slots, relationships.
+    final class EntityPlan {
+        let name: String
+        let layout: EntityLayout
+        let columns: [SlottedAttribute]
+        let relationships: [RelationshipDescription]
+
+        init(name: String, layout: EntityLayout) {
+            self.name = name
+            self.layout = layout
+            // Each stored attribute with its slot, held by reference: read once per value without copying its
+            // description.
+            columns = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
+                SlottedAttribute(slot: $0, attribute: layout.attributes[$0])
+            }
+            relationships = layout.relationships.filter { !$0.isTransient }
+        }
+    }
+
+    /// The names table and each entity's plan, for the entities that have objects (sorted by name).
+    private var nameIndex: [String: Int] = [:]
+    private var entityIndex: [String: Int] = [:]
+
+    /// Encodes a whole store from snapshots in any order.
     mutating func encode(
         snapshots: [ObjectSnapshot], uuid: String, metadata: [String: PropertyList], compress: Bool
     ) throws(StoreError) -> Data {
-        // Names used by the entity blocks.
-        var names: [String] = []
-        var nameIndex: [String: Int] = [:]
-        func intern(_ name: String) -> Int {
-            if let i = nameIndex[name] { return i }
-            nameIndex[name] = names.count
-            names.append(name)
-            return names.count - 1
-        }
         var byEntity: [String: [ObjectSnapshot]] = [:]
         for snapshot in snapshots { byEntity[snapshot.objectID.entityName, default: []].append(snapshot) }
-        let entityNames = byEntity.keys.sorted()
-        let entityIndex = Dictionary(
+        out.reserveCapacity(64 + snapshots.count * 120)
+        let plans = try encodeStart(entityNames: byEntity.keys.sorted(), uuid: uuid, metadata: metadata)
+        for plan in plans {
+            let objects = (byEntity[plan.name] ?? []).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            encodeEntityStart(plan, count: objects.count)
+            for snapshot in objects { try encodeObject(snapshot, plan) }
+        }
+        let body = compress ? try Zlib.compress(out) : out
+        var file = Self.fileStart(compressed: compress)
+        file.reserveCapacity(body.count + 48)
+        file.append(contentsOf: body)
+        let crc = file.withUnsafeBytes { Zlib.crc32($0) }
+        file += Self.fileEnd(bodyLength: out.count, storedLength: body.count, crc: crc)
+        return Data(file)
+    }
+
+    /// Encodes a whole store from a stream that gives its objects entity by entity (entities by name, keys ascending),
+    /// uncompressed, to `sink` a megabyte at a time with the checksum kept as it goes: only one batch and a megabyte
+    /// of bytes are held at once.
+    /// - Throws: `StoreError` when a value does not fit, the stream is out of order or fails, or the file cannot be
+    ///   written.
+    mutating func encode(_ stream: AtomicStoreStream, uuid: String, to sink: AtomicFileWriter.Sink)
+        throws(StoreError)
+    {
+        let names = stream.counts.filter { $0.value > 0 }.keys.sorted()
+        let plans = try encodeStart(entityNames: names, uuid: uuid, metadata: stream.metadata)
+        var crc = Zlib.crc32(start: nil, Self.fileStart(compressed: false))
+        var bodyLength = 0
+        func flush(_ encoder: inout BinaryStoreEncoder) throws(StoreError) {
+            crc = Zlib.crc32(start: crc, encoder.out)
+            bodyLength += encoder.out.count
+            try sink.write(contentsOf: encoder.out)
+            encoder.out.removeAll(keepingCapacity: true)
+        }
+        try sink.write(contentsOf: Self.fileStart(compressed: false))
+        var entity = -1
+        var left = 0
+        var last = Int64.min
+        while let batch = try stream.next() {
+            for snapshot in batch {
+                while left == 0 {
+                    entity += 1
+                    guard entity < plans.count else {
+                        throw StoreError(.unsupported, "the store gave more objects than it counted; not written")
+                    }
+                    left = stream.counts[plans[entity].name] ?? 0
+                    last = Int64.min
+                    encodeEntityStart(plans[entity], count: left)
+                }
+                guard snapshot.objectID.entityName == plans[entity].name, snapshot.objectID.primaryKey > last else {
+                    throw StoreError(
+                        .unsupported,
+                        "\(snapshot.objectID) came out of order: a stream must go entity by entity, keys ascending")
+                }
+                last = snapshot.objectID.primaryKey
+                try encodeObject(snapshot, plans[entity])
+                left -= 1
+            }
+            if out.count >= 1 << 20 { try flush(&self) }
+        }
+        guard left == 0, entity == plans.count - 1 else {
+            throw StoreError(.io, "the store gave fewer objects than it counted; not written")
+        }
+        try flush(&self)
+        try sink.write(contentsOf: Self.fileEnd(bodyLength: bodyLength, storedLength: bodyLength, crc: crc))
+    }
+
+    /// The file's first bytes: magic, format version, flags.
+    static func fileStart(compressed: Bool) -> [UInt8] {
+        var file: [UInt8] = BinaryStore.magic
+        withUnsafeBytes(of: UInt16(1).littleEndian) { file.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt16(compressed ? 1 : 0).littleEndian) { file.append(contentsOf: $0) }
+        file.append(contentsOf: [0, 0, 0, 0])
+        return file
+    }
+
+    /// The file's trailer: the body's length before and after compression, the checksum of everything before it and
+    /// the end marker.
+    static func fileEnd(bodyLength: Int, storedLength: Int, crc: UInt32) -> [UInt8] {
+        var end: [UInt8] = []
+        withUnsafeBytes(of: UInt64(bodyLength).littleEndian) { end.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(storedLength).littleEndian) { end.append(contentsOf: $0) }
+        withUnsafeBytes(of: crc.littleEndian) { end.append(contentsOf: $0) }
+        end.append(contentsOf: Array("DUBEND01".utf8))
+        return end
+    }
+
+    /// The body's start: the names table (every entity of the model, then the stored properties of the entities
+    /// with objects), the UUID, the metadata, the model and the number of entities with objects; returns their plans.
+    private mutating func encodeStart(entityNames: [String], uuid: String, metadata: [String: PropertyList])
+        throws(StoreError) -> [EntityPlan]
+    {
+        var names: [String] = []
+        func intern(_ name: String) {
+            guard nameIndex[name] == nil else { return }
+            nameIndex[name] = names.count
+            names.append(name)
+        }
+        entityIndex = Dictionary(
             uniqueKeysWithValues: model.entities.map(\.name).sorted().enumerated().map { ($1, $0) })
-        for name in model.entities.map(\.name).sorted() { _ = intern(name) }
-        var layouts: [String: EntityLayout] = [:]
+        for name in model.entities.map(\.name).sorted() { intern(name) }
+        var plans: [EntityPlan] = []
         for name in entityNames {
             guard let layout = model.layout(of: name) else {
                 throw StoreError(.corrupt, "objects of entity \(name), which the model lacks; not written")
             }
-            layouts[name] = layout
-            for a in layout.attributes where !a.isTransient { _ = intern(a.name) }
-            for r in layout.relationships where !r.isTransient { _ = intern(r.name) }
+            let plan = EntityPlan(name: name, layout: layout)
+            for column in plan.columns { intern(column.attribute.name) }
+            for r in plan.relationships { intern(r.name) }
+            plans.append(plan)
         }
-        out.reserveCapacity(64 + snapshots.count * 120)
         varint(UInt64(names.count))
         for name in names { string(name) }
         string(uuid)
         metadataValue(.dictionary(metadata))
         string(XcodeModelWriter.contents(of: model))
         varint(UInt64(entityNames.count))
-        for name in entityNames {
-            guard let layout = layouts[name] else { continue }
-            // Each stored attribute with its slot, held by reference: read once per value without copying its
-            // description.
-            let columns = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
-                SlottedAttribute(slot: $0, attribute: layout.attributes[$0])
+        return plans
+    }
+
+    /// An entity block's start: its name, attributes, relationships and object count.
+    private mutating func encodeEntityStart(_ plan: EntityPlan, count: Int) {
+        varint(UInt64(nameIndex[plan.name] ?? 0))
+        varint(UInt64(plan.columns.count))
+        for column in plan.columns {
+            varint(UInt64(nameIndex[column.attribute.name] ?? 0))
+            out.append(UInt8(column.attribute.type.rawValue / 100))
+        }
+        varint(UInt64(plan.relationships.count))
+        for r in plan.relationships {
+            varint(UInt64(nameIndex[r.name] ?? 0))
+            out.append(r.isToMany ? 1 : 0)
+        }
+        varint(UInt64(count))
+    }
+
+    /// One object: key, version, the bitmap of present attributes and their values, then every relationship.
+    private mutating func encodeObject(_ snapshot: ObjectSnapshot, _ plan: EntityPlan) throws(StoreError) {
+        let layout = plan.layout
+        varint(UInt64(snapshot.objectID.primaryKey))
+        varint(UInt64(max(0, snapshot.version)))
+        let bitmapStart = out.count
+        out.append(contentsOf: repeatElement(0, count: (plan.columns.count + 7) / 8))
+        // A snapshot held by this layout's slots is read slot by slot.
+        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
+        for (i, column) in plan.columns.enumerated() {
+            let value =
+                slotted.map { column.slot < $0.count ? $0[column.slot] : .null }
+                ?? snapshot[attribute: column.attribute.name]
+            guard !value.isNull else { continue }
+            let converted: AttributeValue
+            do {
+                converted = try AttributeValue.converted(value, to: column.attribute, composites: layout.composites)
+            } catch {
+                throw StoreError(
+                    .corrupt,
+                    "\(plan.name).\(column.attribute.name) of \(snapshot.objectID): \(error.description); not written")
             }
-            let attributes = columns.map(\.attribute)
-            let relationships = layout.relationships.filter { !$0.isTransient }
-            varint(UInt64(intern(name)))
-            varint(UInt64(attributes.count))
-            for a in attributes {
-                varint(UInt64(intern(a.name)))
-                out.append(UInt8(a.type.rawValue / 100))
-            }
-            varint(UInt64(relationships.count))
-            for r in relationships {
-                varint(UInt64(intern(r.name)))
-                out.append(r.isToMany ? 1 : 0)
-            }
-            let objects = (byEntity[name] ?? []).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
-            varint(UInt64(objects.count))
-            let bitmapBytes = (attributes.count + 7) / 8
-            for snapshot in objects {
-                varint(UInt64(snapshot.objectID.primaryKey))
-                varint(UInt64(max(0, snapshot.version)))
-                let bitmapStart = out.count
-                out.append(contentsOf: repeatElement(0, count: bitmapBytes))
-                // A snapshot held by this layout's slots is read slot by slot.
-                let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
-                for (i, column) in columns.enumerated() {
-                    let value =
-                        slotted.map { column.slot < $0.count ? $0[column.slot] : .null }
-                        ?? snapshot[attribute: column.attribute.name]
-                    guard !value.isNull else { continue }
-                    let converted: AttributeValue
-                    do {
-                        converted = try AttributeValue.converted(
-                            value, to: column.attribute, composites: layout.composites)
-                    } catch {
-                        throw StoreError(
-                            .corrupt,
-                            "\(name).\(column.attribute.name) of \(snapshot.objectID): \(error.description); not written"
-                        )
-                    }
-                    guard encode(converted) else { continue }
-                    out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)
+            guard encode(converted) else { continue }
+            out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)
+        }
+        for relationship in plan.relationships {
+            if relationship.isToMany {
+                let ids = snapshot.toMany[relationship.name] ?? []
+                varint(UInt64(ids.count))
+                for id in ids {
+                    varint(UInt64(entityIndex[id.entityName] ?? 0))
+                    varint(UInt64(id.primaryKey))
                 }
-                for relationship in relationships {
-                    if relationship.isToMany {
-                        let ids = snapshot.toMany[relationship.name] ?? []
-                        varint(UInt64(ids.count))
-                        for id in ids {
-                            varint(UInt64(entityIndex[id.entityName] ?? 0))
-                            varint(UInt64(id.primaryKey))
-                        }
-                    } else if let id = snapshot.toOne[relationship.name] ?? nil {
-                        varint(UInt64((entityIndex[id.entityName] ?? 0) + 1))
-                        varint(UInt64(id.primaryKey))
-                    } else {
-                        varint(0)
-                    }
-                }
+            } else if let id = snapshot.toOne[relationship.name] ?? nil {
+                varint(UInt64((entityIndex[id.entityName] ?? 0) + 1))
+                varint(UInt64(id.primaryKey))
+            } else {
+                varint(0)
             }
         }
-        let body = compress ? try Zlib.compress(out) : out
-        var file: [UInt8] = BinaryStore.magic
-        file.reserveCapacity(body.count + 48)
-        withUnsafeBytes(of: UInt16(1).littleEndian) { file.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt16(compress ? 1 : 0).littleEndian) { file.append(contentsOf: $0) }
-        file.append(contentsOf: [0, 0, 0, 0])
-        file.append(contentsOf: body)
-        let crc = file.withUnsafeBytes { Zlib.crc32($0) }
-        withUnsafeBytes(of: UInt64(out.count).littleEndian) { file.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt64(body.count).littleEndian) { file.append(contentsOf: $0) }
-        withUnsafeBytes(of: crc.littleEndian) { file.append(contentsOf: $0) }
-        file.append(contentsOf: Array("DUBEND01".utf8))
-        return Data(file)
     }
 
     /// Appends one value; `false` for null (not stored: its bit stays clear).

@@ -1,3 +1,4 @@
+import BinaryStore
 import Foundation
 import ObjectGraph
 import SQLiteStore
@@ -5,12 +6,13 @@ import TestSupport
 import Testing
 import XMLStore
 
-/// A conversion of a SQLite store to XML goes a batch at a time (`exportCopy`): it must write the very file a copy
-/// made whole writes, renumbered or not, and leave nothing when it fails halfway.
+/// A conversion of a SQLite store to XML or binary goes a batch at a time (`exportCopy`): it must write the very file
+/// a copy made whole writes, renumbered or not, and leave nothing when it fails halfway.
 struct StreamingCopyTests {
     init() {
         SQLiteStore.register()
         XMLStore.register()
+        BinaryStore.register()
     }
 
     /// A SQLite store of the catalog graph: more objects than one batch, items and special items sharing keys, three
@@ -45,6 +47,20 @@ struct StreamingCopyTests {
         #expect(try Catalog.describe(ManagedObjectContext(coordinator: check)) == Catalog.describe(original))
     }
 
+    @Test(arguments: [[:], ["compress": "YES"]])
+    func aStreamedBinaryCopyIsTheFileAWholeCopyWrites(options: [String: String]) throws {
+        let (coordinator, store, folder) = try Self.catalogStore(count: 2_345)
+        let streamed = folder.appendingPathComponent("streamed.binary")
+        let whole = folder.appendingPathComponent("whole.binary")
+        try coordinator.exportCopy(of: store, to: streamed, type: BinaryStore.typeName, options: options)
+        try coordinator.writeCopy(of: store, to: whole, type: BinaryStore.typeName, options: options)
+        #expect(try Data(contentsOf: streamed) == Data(contentsOf: whole))
+        let check = PersistentStoreCoordinator(model: try Catalog.model())
+        try check.addPersistentStore(type: BinaryStore.typeName, url: streamed, options: ["readOnly": "YES"])
+        let original = ManagedObjectContext(coordinator: coordinator)
+        #expect(try Catalog.describe(ManagedObjectContext(coordinator: check)) == Catalog.describe(original))
+    }
+
     @Test func keysAlreadyUniqueAcrossTheStoreAreKept() throws {
         // An XML store numbers keys across the whole store, after 101; its SQLite copy keeps them, so the XML copy
         // of that needs no renumbering and goes in key order across entities.
@@ -71,15 +87,17 @@ struct StreamingCopyTests {
         #expect(try ids(streamed).count == 1_507)
     }
 
-    @Test func aStreamedCopyThatFailsHalfwayLeavesNothing() throws {
-        let (coordinator, store, folder) = try Self.catalogStore(count: 2_000)
-        let output = folder.appendingPathComponent("output.xml")
+    @Test(arguments: [XMLStore.typeName, BinaryStore.typeName])
+    func aStreamedCopyThatFailsHalfwayLeavesNothing(type: String) throws {
+        let (coordinator, store, folder) = try Self.catalogStore(count: 6_000)
+        let output = folder.appendingPathComponent("output.\(type)")
         try Data("the old file\n".utf8).write(to: output)
         let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        // The write fails once half a megabyte is written: after several batches were read and written.
-        FailureInjection.with({ url, offset in url.lastPathComponent.contains("output.xml") && offset > 500_000 }) {
+        // The write fails past a point several batches in (the binary file is several times smaller).
+        let failAfter = type == XMLStore.typeName ? 1_200_000 : 150_000
+        FailureInjection.with({ url, offset in url.lastPathComponent.contains("output.") && offset > failAfter }) {
             #expect(throws: StoreError.self) {
-                try coordinator.exportCopy(of: store, to: output, type: XMLStore.typeName)
+                try coordinator.exportCopy(of: store, to: output, type: type)
             }
         }
         #expect(try Data(contentsOf: output) == Data("the old file\n".utf8))

@@ -3,8 +3,9 @@
 ///
 /// Keys are renumbered exactly as ``PersistentStoreCoordinator/renumbered(_:startingAfter:)`` does for a store with
 /// one counter (the XML store): when a key repeats across hierarchies or is not above the store's floor, objects are
-/// numbered after the floor in order of entity name, then of key; an object's new key is then found by a binary
-/// search in its entity's keys, not in a table of every object. Otherwise keys are kept and objects go in key order.
+/// numbered after the floor in order of entity name, then of key (the order they are then written in); an object's new key is then found by a binary
+/// search in its entity's keys, not in a table of every object. Otherwise keys are kept and objects go in key order, or
+/// entity by entity for a store that writes them so (the binary store).
 struct CopyOrder {
     /// The store's entities, sorted by name.
     private let names: [String]
@@ -12,20 +13,30 @@ struct CopyOrder {
     private let keys: [[Int64]]
     /// The position of each entity in `names`.
     private let index: [String: Int]
-    /// Renumbered: the new key before each entity's first object, and where each entity's run starts in the copy.
-    private let renumbering: (bases: [Int64], starts: [Int])?
-    /// Keys kept: every object's key and entity, in key order.
+    /// Renumbered: the new key before each entity's first object.
+    private let bases: [Int64]?
+    /// Where each entity's run starts in the copy, when objects go entity by entity.
+    private let starts: [Int]
+    /// Keys kept and objects in key order: every object's key and entity, in key order (else empty).
     private let merged: [(key: Int64, entity: Int32)]
     /// The store's UUID.
     private let identifier: String
     /// How many objects the copy holds.
     let count: Int
+    /// How many objects of each entity the copy holds.
+    var counts: [String: Int] { Dictionary(uniqueKeysWithValues: zip(names, keys.map(\.count))) }
     /// The highest key in the copy.
     let highestKey: Int64
 
     /// Reads every entity's keys from `store`.
+    /// - Parameters:
+    ///   - scope: how the copy's store numbers keys.
+    ///   - order: the order the copy's store takes objects in (renumbered objects always go entity by entity,
+    ///     which is their key order).
     /// - Throws: ``StoreError`` when the keys cannot be read, or there are more keys than the copy can number.
-    init(of entry: StoreEntry, in store: any IncrementalStore, scope: PrimaryKeyScope) throws(StoreError) {
+    init(of entry: StoreEntry, in store: any IncrementalStore, scope: PrimaryKeyScope, order: AtomicStreamOrder)
+        throws(StoreError)
+    {
         names = entry.entityNames.sorted()
         var keys: [[Int64]] = []
         keys.reserveCapacity(names.count)
@@ -34,6 +45,13 @@ struct CopyOrder {
         index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         identifier = store.identifier
         count = keys.reduce(0) { $0 + $1.count }
+        var starts: [Int] = []
+        var before = 0
+        for entityKeys in keys {
+            starts.append(before)
+            before += entityKeys.count
+        }
+        self.starts = starts
         var all: [(key: Int64, entity: Int32)] = []
         all.reserveCapacity(count)
         for (entity, entityKeys) in keys.enumerated() {
@@ -45,29 +63,21 @@ struct CopyOrder {
             guard floor <= Int64.max - Int64(count) else {
                 throw StoreError(.corrupt, "the store's \(count) objects cannot be numbered after key \(floor)")
             }
-            var bases: [Int64] = []
-            var starts: [Int] = []
-            var before = 0
-            for entityKeys in keys {
-                bases.append(floor + Int64(before))
-                starts.append(before)
-                before += entityKeys.count
-            }
-            renumbering = (bases, starts)
+            bases = starts.map { floor + Int64($0) }
             merged = []
             highestKey = floor + Int64(count)
         } else {
-            renumbering = nil
+            bases = nil
             highestKey = all.last?.key ?? 0
-            merged = all
+            merged = order == .byKey ? all : []
         }
     }
 
     /// The IDs of the objects at `position` in the copy's order, at most `limit` of them (fewer at the end of an
-    /// entity's run when renumbered).
+    /// entity's run when objects go entity by entity).
     func objectIDs(from position: Int, upTo limit: Int) -> [ManagedObjectID] {
         guard position < count else { return [] }
-        if let (_, starts) = renumbering {
+        if merged.isEmpty {
             // The last entity whose run starts at or before `position` (runs of entities without objects are empty).
             var low = 0
             var high = starts.count - 1
@@ -90,7 +100,7 @@ struct CopyOrder {
 
     /// The key an object has in the copy: its own when keys are kept or the object is not in the store.
     func newKey(_ id: ManagedObjectID) -> Int64 {
-        guard let (bases, _) = renumbering, let entity = index[id.entityName] else { return id.primaryKey }
+        guard let bases, let entity = index[id.entityName] else { return id.primaryKey }
         let entityKeys = keys[entity]
         var low = 0
         var high = entityKeys.count

@@ -256,11 +256,11 @@ extension PersistentStoreCoordinator {
         of entry: StoreEntry, from source: any IncrementalStore, to target: any StreamingAtomicStore,
         progress: ((Int, Int) -> Void)?
     ) throws(StoreError) {
-        let order = try CopyOrder(of: entry, in: source, scope: target.primaryKeyScope)
+        let order = try CopyOrder(of: entry, in: source, scope: target.primaryKeyScope, order: target.streamOrder)
         var position = 0
         let stream = AtomicStoreStream(
             identifier: source.identifier, metadata: target.metadata, highestKey: order.highestKey,
-            count: order.count, key: order.newKey
+            count: order.count, counts: order.counts, key: order.newKey
         ) { () throws(StoreError) -> [ObjectSnapshot]? in
             guard position < order.count else { return nil }
             let ids = order.objectIDs(from: position, upTo: 1_000)

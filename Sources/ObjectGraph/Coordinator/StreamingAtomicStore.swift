@@ -3,6 +3,8 @@ import Foundation
 /// An atomic store that can also write a whole store from objects handed to it a batch at a time, so that a copy
 /// of a large store (`docutil convert` of a SQLite document to XML) is never held whole in memory.
 public protocol StreamingAtomicStore: AtomicStore {
+    /// The order the store writes objects in, so the stream gives them in it.
+    var streamOrder: AtomicStreamOrder { get }
     /// Writes every object `stream` gives, in the order it gives them, and prepares to put the result in place;
     /// nothing on disk changes until the transaction commits.
     /// - Parameters:
@@ -12,6 +14,19 @@ public protocol StreamingAtomicStore: AtomicStore {
     /// - Throws: ``StoreError`` when a value cannot be written or the stream fails; nothing is put in place then.
     func prepareWrite(_ stream: AtomicStoreStream, model: ManagedObjectModel) throws(StoreError)
         -> any StoreTransaction
+}
+
+extension StreamingAtomicStore {
+    /// By default, objects go in order of their keys across the whole store.
+    public var streamOrder: AtomicStreamOrder { .byKey }
+}
+
+/// The order a ``StreamingAtomicStore`` takes objects in.
+public enum AtomicStreamOrder: Sendable {
+    /// Ascending keys across the whole store (keys are unique in the store).
+    case byKey
+    /// Entity by entity in order of entity name, ascending keys within each.
+    case byEntity
 }
 
 /// The objects of a whole store handed to a ``StreamingAtomicStore`` a batch at a time.
@@ -24,8 +39,10 @@ public struct AtomicStoreStream {
     public var highestKey: Int64
     /// How many objects the stream gives in all.
     public var count: Int
-    /// The next batch of objects, in ascending order of their keys in the copy (``key``) across the whole stream;
-    /// `nil` once every object has been given.
+    /// How many objects of each entity the stream gives (for a store that writes each entity's count first).
+    public var counts: [String: Int]
+    /// The next batch of objects, in the store's ``StreamingAtomicStore/streamOrder`` (by key: ascending order of
+    /// their keys in the copy, ``key``); `nil` once every object has been given.
     public var next: () throws(StoreError) -> [ObjectSnapshot]?
     /// The key an object has in the written store, for the objects the stream gives and the objects their
     /// relationships point to (a copy that renumbers keys says so here instead of making new IDs for every reference).
@@ -37,10 +54,11 @@ public struct AtomicStoreStream {
     ///   - metadata: the metadata to write.
     ///   - highestKey: the highest primary key among the objects.
     ///   - count: how many objects there are.
+    ///   - counts: how many of each entity.
     ///   - key: the key an object has in the written store (by default its own).
-    ///   - next: gives the next batch, in ascending key order, or `nil` at the end.
+    ///   - next: gives the next batch, in the store's order, or `nil` at the end.
     public init(
-        identifier: String, metadata: [String: PropertyList], highestKey: Int64, count: Int,
+        identifier: String, metadata: [String: PropertyList], highestKey: Int64, count: Int, counts: [String: Int],
         key: @escaping (ManagedObjectID) -> Int64 = { $0.primaryKey },
         next: @escaping () throws(StoreError) -> [ObjectSnapshot]?
     ) {
@@ -48,6 +66,7 @@ public struct AtomicStoreStream {
         self.metadata = metadata
         self.highestKey = highestKey
         self.count = count
+        self.counts = counts
         self.key = key
         self.next = next
     }
