@@ -155,14 +155,6 @@ extension SQLiteStore {
         return SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored)
     }
 
-    /// The columns and values of the given attributes and to-one relationships of a snapshot (all of them when
-    /// `keys` is nil).
-    private func columnValues(_ snapshot: ObjectSnapshot, keys: Set<String>?) -> [(String, SQLiteValue)] {
-        var result: [(String, SQLiteValue)] = []
-        forEachColumn(of: snapshot, keys: keys) { result.append(($0, $1)) }
-        return result
-    }
-
     /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order (only the
     /// columns of `keys`, when given).
     private func forEachColumn(
@@ -298,15 +290,24 @@ extension SQLiteStore {
                 keys = keys.filter { !triggerMaintained.contains("\(entity).\($0)") }
             }
         }
-        let columns = columnValues(snapshot, keys: keys)
-        let sets = columns.map { ", \(SQLiteSchema.q($0.0)) = ?" }.joined()
-        let sql =
-            "UPDATE \(schema.table(of: snapshot.objectID.entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
-        try database.run(
-            sql,
-            [.integer(snapshot.version)] + columns.map(\.1) + [
-                .integer(snapshot.objectID.primaryKey), .integer(update.expectedVersion),
-            ])
+        let entityName = snapshot.objectID.entityName
+        var columns: [String] = []
+        var values: [SQLiteValue] = [.integer(snapshot.version)]
+        forEachColumn(of: snapshot, keys: keys) { (column, value) in
+            columns.append(column)
+            values.append(value)
+        }
+        values.append(.integer(snapshot.objectID.primaryKey))
+        values.append(.integer(update.expectedVersion))
+        let sql: String
+        if let last = lastUpdateSQL, last.entity == entityName, last.columns == columns {
+            sql = last.sql
+        } else {
+            let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
+            sql = "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
+            lastUpdateSQL = (entityName, columns, sql)
+        }
+        try database.run(sql, values)
         return database.changes == 1
     }
 

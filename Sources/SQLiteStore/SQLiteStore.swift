@@ -35,6 +35,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var model: ManagedObjectModel!
     /// The statements that write each to-many relationship, by entity and relationship name.
     var toManySQLCache: [String: ToManySQL] = [:]
+    /// The last UPDATE statement made: its entity, the columns it sets and its text (a save's updates of one entity
+    /// usually set the same columns, so the text is made once, not per row).
+    var lastUpdateSQL: (entity: String, columns: [String], sql: String)?
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
     /// The INSERT statement of each entity (made once per entity).
@@ -353,6 +356,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 insertSQL = [:]
                 columnPlans = [:]
                 toManySQLCache = [:]
+                lastUpdateSQL = nil
                 try createSchema()
                 triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
@@ -384,6 +388,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 insertSQL = [:]
                 columnPlans = [:]
                 toManySQLCache = [:]
+                lastUpdateSQL = nil
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
