@@ -18,6 +18,8 @@ public final class ManagedObjectContext {
     public var name: String?
 
     var registered: [ManagedObjectID: ManagedObject] = [:]
+    /// What the context's objects reach it through; cut when the context goes away.
+    private(set) lazy var link = ContextLink(self)
     /// The layout of the last fault made (see `fault(for:)`).
     private var lastFaultLayout: EntityLayout?
     var inserted = ObjectList()
@@ -57,6 +59,7 @@ public final class ManagedObjectContext {
     }
 
     deinit {
+        link.isAlive = false
         for object in registered.values { object.tearDown() }
         for object in inserted.objects { object.tearDown() }
     }

@@ -35,7 +35,15 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The object's ID: temporary until it is first saved.
     public internal(set) var objectID: ManagedObjectID
     /// The context the object lives in (`nil` once the context is gone or the object was removed from it).
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get {
+            guard let contextLink, contextLink.isAlive else { return nil }
+            return contextLink.context
+        }
+        set { contextLink = newValue?.link }
+    }
+    /// The way back to the context (not a weak reference: see ``ContextLink``).
+    var contextLink: ContextLink?
 
     var storage: AttributeStorage?
     var relationshipSlots: ContiguousArray<RelationshipSlot> = []
