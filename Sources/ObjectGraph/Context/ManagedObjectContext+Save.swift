@@ -103,8 +103,10 @@ extension ManagedObjectContext {
         guard !pending.isEmpty else { return }
         let ids: [ManagedObjectID]
         do {
+            // Most contexts never assign objects to stores: no lookups then.
+            let noneAssigned = assignedStores.isEmpty
             ids = try persistentStoreCoordinator.obtainPermanentIDs(
-                for: pending.map { ($0.entity.name, assignedStores[ObjectIdentifier($0)]) })
+                for: pending.map { ($0.entity.name, noneAssigned ? nil : assignedStores[ObjectIdentifier($0)]) })
         } catch {
             throw .store(error)
         }
@@ -112,7 +114,7 @@ extension ManagedObjectContext {
             registered[object.objectID] = nil
             object.objectID = id
             registered[id] = object
-            assignedStores[ObjectIdentifier(object)] = nil
+            if !assignedStores.isEmpty { assignedStores[ObjectIdentifier(object)] = nil }
         }
     }
 

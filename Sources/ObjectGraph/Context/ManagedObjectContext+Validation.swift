@@ -47,25 +47,17 @@ extension ManagedObjectContext {
         // A plain ManagedObject's per-key validator does nothing: its loaded values need reading only where the
         // model has a rule for them (a check that reads every relationship still reads everything).
         let plain = !readingEveryRelationship && type(of: object) == ManagedObject.self && !object.isFault
-        for (i, attribute) in layout.attributes.enumerated() {
-            if plain && !attributeHasRules(attribute) { continue }
+        for i in plain ? layout.ruledAttributeSlots : Array(layout.attributes.indices) {
+            let attribute = layout.attributes[i]
             let value = try object.attributeValue(at: i)
             let key = attribute.name
             attributeRuleFailures(of: value, for: attribute) { fail($0, key, $1) }
             if plain { continue }
             do { try object.validateValue(PredicateValue(value), forKey: key) } catch { errors.append(error) }
         }
-        for (i, relationship) in layout.relationships.enumerated() {
+        for i in plain ? layout.ruledRelationshipSlots : Array(layout.relationships.indices) {
+            let relationship = layout.relationships[i]
             let key = relationship.name
-            if plain {
-                // Nothing to check without a count bound or a required destination.
-                if relationship.isToMany
-                    ? relationship.minCount == 0 && relationship.maxCount == 0
-                    : relationship.isOptional || relationship.isTransient
-                {
-                    continue
-                }
-            }
             if relationship.isToMany {
                 if !readingEveryRelationship && !object.isInserted && object.loadedRelationshipCount(i) == nil {
                     continue

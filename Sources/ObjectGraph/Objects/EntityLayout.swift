@@ -36,6 +36,12 @@ public final class EntityLayout: Sendable {
     let derivedAttributes: [AttributeDescription]
     /// The relationships that are stored: slot, name, and whether each is to-many.
     let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
+    /// The slots of the attributes the model gives a rule a value can break (required, bounds, lengths, pattern):
+    /// the only values a save's validation of a plain object reads.
+    let ruledAttributeSlots: [Int]
+    /// The slots of the relationships a save's validation checks by themselves (a count bound, a required
+    /// destination).
+    let ruledRelationshipSlots: [Int]
     let slots: [AttributeSlot]
     let storageSize: Int
     let nullBytes: Int
@@ -62,6 +68,13 @@ public final class EntityLayout: Sendable {
         }
         storedRelationships = relationships.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.isToMany)
+        }
+        ruledAttributeSlots = attributes.indices.filter { ManagedObjectContext.attributeHasRules(attributes[$0]) }
+        ruledRelationshipSlots = relationships.indices.filter {
+            let relationship = relationships[$0]
+            return relationship.isToMany
+                ? relationship.minCount > 0 || relationship.maxCount > 0
+                : !relationship.isOptional && !relationship.isTransient
         }
         nullBytes = (attributes.count + 7) / 8
         var offset = nullBytes
