@@ -148,6 +148,10 @@ enum SQLiteBenchmarks {
             case "indexed": blackHole(try Ours.fetchRange(model: model, url: url))
             case "insert": try Ours.insert(model: model, url: directory.appendingPathComponent("\(round).sqlite"))
             case "update": try Ours.updateAll(model: model, url: url, price: Double(round))
+            case "delete":
+                let fresh = directory.appendingPathComponent("\(round).sqlite")
+                try Ours.insert(model: model, url: fresh)
+                try Ours.deleteAll(model: model, url: fresh)
             default: throw CocoaError(.featureUnsupported)
             }
         }

@@ -18,7 +18,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "convert-floor"
 }
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "profile-sqlite" {
     // One library operation of the SQLite block, repeated, for a profiler (`perf record`): fetch, faults, indexed,
-    // insert, update.
+    // insert, update, delete (each after an insert of its own).
     try SQLiteBenchmarks.profile(CommandLine.arguments[2], times: Int(CommandLine.arguments[3]) ?? 10)
     exit(0)
 }
