@@ -475,6 +475,14 @@ extension SQLiteStore {
                 ownerByKey[owner.primaryKey] = owner
                 result[owner] = []
             }
+            var numbers: EntityNumbers? = nil
+            if case .joinTable = storage {
+                do {
+                    numbers = try entityNumbers(of: destinationTable, owners: owners.count)
+                } catch {
+                    throw storeError(error)
+                }
+            }
             for chunk in KeyChunks(owners.map(\.primaryKey)) {
                 // Rows of a key range whose owner was not asked for (an object of another entity in the same table)
                 // are skipped; an owner asked for is always in `ownerByKey`.
@@ -497,6 +505,14 @@ extension SQLiteStore {
                     sql =
                         "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
                 case .joinTable(let table, let source, let target, let order):
+                    if let numbers {
+                        // The join table alone; each destination's entity comes from the map.
+                        try readLinks(
+                            "SELECT j.\(q(target)), j.\(q(source)) FROM \(q(table)) j WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))",
+                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                            destination: destination, entityName: entityName, relationship: name, into: &result)
+                        continue
+                    }
                     // Ordered by the join table's own columns (d.Z_PK equals the target), which its primary key
                     // index gives without sorting.
                     sql =
@@ -539,6 +555,77 @@ extension SQLiteStore {
             }
         }
         return result
+    }
+
+    /// The entity numbers of `table`'s rows, once batched reads of links into it have asked for enough owners since
+    /// the database last changed that one pass over its `Z_ENT` index costs less than a lookup per link; `nil` before
+    /// that, or when the table has a row the map cannot stand for.
+    private func entityNumbers(of table: String, owners: Int) throws(SQLiteStoreError) -> EntityNumbers? {
+        // Any change by this connection or a commit by another one makes a map stale.
+        guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first,
+            let handle = database.handle
+        else { return nil }
+        let stamp = [version, sqlite3_total_changes64(handle)]
+        if let cached = entityNumberMaps[table], cached.stamp == stamp { return cached.map }
+        if entityNumberMaps[table] != nil {
+            entityNumberMaps[table] = nil
+            linkOwnersRead[table] = 0
+        }
+        let read = linkOwnersRead[table, default: 0] + owners
+        linkOwnersRead[table] = read
+        guard read > Self.linkOwnersBeforeMap else { return nil }
+        let map = try EntityNumbers.read(table, from: database, known: schema.entityByNumber)
+        entityNumberMaps[table] = (stamp, map)
+        return map
+    }
+
+    /// How many owners' links are read through joins before a table's entity numbers are mapped instead.
+    static let linkOwnersBeforeMap = 5_000
+
+    /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join
+    /// with the destination table would, a link to a row the table lacks is left out.
+    private func readLinks(
+        _ sql: String, _ bindings: [SQLiteValue], isRange: Bool, numbers: EntityNumbers,
+        ownerByKey: [Int64: ManagedObjectID], destination: String, entityName: String, relationship name: String,
+        into result: inout [ManagedObjectID: [ManagedObjectID]]
+    ) throws(StoreError) {
+        var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
+        var checked: (number: Int64, name: String, fits: Bool)? = nil
+        do {
+            try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
+                let ownerKey = sqlite3_column_int64(statement, 1)
+                if run?.key != ownerKey {
+                    if let done = run, let owner = done.owner { result[owner] = done.ids }
+                    run = (ownerKey, ownerByKey[ownerKey], [])
+                }
+                if isRange, run?.owner == nil { return }
+                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
+                    let number = numbers.number(of: sqlite3_column_int64(statement, 0))
+                else { return }
+                let key = sqlite3_column_int64(statement, 0)
+                if checked?.number != number {
+                    guard let found = schema.entityByNumber[number] else { return }
+                    checked = (number, found, model.entity(found, isKindOf: destination))
+                }
+                guard let (_, found, fits) = checked else { return }
+                if !fits {
+                    if lenientValues { return }
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path,
+                        "\(entityName).\(name) holds \(ManagedObjectID(entityName: found, storeIdentifier: identifier, primaryKey: key)), which is not a \(destination)"
+                    )
+                }
+                guard run?.owner != nil else {
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path,
+                        "\(entityName).\(name): the store returned a link for an object not asked for")
+                }
+                run?.ids.append(ManagedObjectID(entityName: found, storeIdentifier: identifier, primaryKey: key))
+            }
+            if let done = run, let owner = done.owner { result[owner] = done.ids }
+        } catch {
+            throw storeError(error)
+        }
     }
 
     /// The stored version (`Z_OPT`) of an object, for optimistic locking.

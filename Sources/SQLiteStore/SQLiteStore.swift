@@ -38,6 +38,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// The last UPDATE statement made: its entity, the columns it sets and its text (a save's updates of one entity
     /// usually set the same columns, so the text is made once, not per row).
     var lastUpdateSQL: (entity: String, columns: [String], sql: String)?
+    /// Each table's entity numbers by key (see ``EntityNumbers``), with the state of the database they were read in.
+    var entityNumberMaps: [String: (stamp: [Int64], map: EntityNumbers?)] = [:]
+    /// How many owners batched reads of links into each table asked for since the database last changed.
+    var linkOwnersRead: [String: Int] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
     /// The INSERT statement of each entity (made once per entity).

@@ -1,0 +1,104 @@
+import Foundation
+import ObjectGraph
+import TestSupport
+import Testing
+
+@testable import SQLiteStore
+
+/// Batched reads of a join table's links switch, after enough owners, from joining the destination table to a map of
+/// its rows' entities read once: they must give exactly what the join gives, links to missing rows left out, and see
+/// every change made since the map was read, by this connection or another.
+struct LinkMapTests {
+    static let count = 7_000
+
+    /// People and bosses (every third a boss) in one table; friends in a join table, i with i+1 and i+7.
+    static func store() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("links.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: try RangeReadTests.model())
+        let store = try #require(
+            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var people: [ManagedObject] = []
+        for i in 0..<count {
+            let person = try context.insertNewObject(forEntityName: i % 3 == 2 ? "Boss" : "Person")
+            try person.setAttributeValue(.string("P\(i)"), forKey: "name")
+            people.append(person)
+        }
+        for (i, person) in people.enumerated() {
+            let friends = try person.mutableObjects(forKey: "friends")
+            try friends.add(people[(i + 1) % count])
+            try friends.add(people[(i + 7) % count])
+        }
+        try context.save()
+        return (coordinator, store, url)
+    }
+
+    /// Every owner's friends, read in batches of a thousand (the map takes over after five batches).
+    static func batched(_ store: SQLiteStore, _ owners: [ManagedObjectID]) throws -> [ManagedObjectID:
+        [ManagedObjectID]]
+    {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        var start = 0
+        while start < owners.count {
+            let batch = Array(owners[start..<min(start + 1_000, owners.count)])
+            for (owner, ids) in try store.destinations(of: batch, relationship: "friends") { result[owner] = ids }
+            start += batch.count
+        }
+        return result
+    }
+
+    static func owners(_ coordinator: PersistentStoreCoordinator) throws -> [ManagedObjectID] {
+        try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Person")).map(\.objectID)
+            .sorted { $0.primaryKey < $1.primaryKey }
+    }
+
+    @Test func batchedLinksAreWhatTheJoinGives() throws {
+        let (coordinator, store, _) = try Self.store()
+        let owners = try Self.owners(coordinator)
+        #expect(owners.count == Self.count)
+        let batched = try Self.batched(store, owners)
+        #expect(store.entityNumberMaps.values.contains { $0.map != nil })
+        for owner in owners {
+            // One object's destinations always come through the join.
+            let joined = try store.destinations(of: owner, relationship: "friends")
+            #expect(batched[owner] == joined, "\(owner)")
+            #expect(joined.count == 4)
+        }
+        #expect(batched.values.contains { $0.contains { $0.entityName == "Boss" } })
+    }
+
+    @Test func aLinkToAMissingRowIsLeftOutAndChangesAreSeen() throws {
+        let (coordinator, store, url) = try Self.store()
+        let owners = try Self.owners(coordinator)
+        _ = try Self.batched(store, owners)
+        // The last owner's batch is read through the map (the first five batches are joined).
+        let first = try #require(owners.last)
+        guard case .joinTable(let table, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
+        else {
+            Issue.record("friends are not in a join table")
+            return
+        }
+        // Another connection adds a link to a row that does not exist and one to an existing boss.
+        try SQLiteScript.execute(
+            url,
+            "INSERT INTO \"\(table)\" (\"\(source)\", \"\(target)\") VALUES (\(first.primaryKey), 999999), (\(first.primaryKey), 3)"
+        )
+        var after = try Self.batched(store, owners)
+        #expect(store.entityNumberMaps.values.contains { $0.map != nil })
+        var joined = try store.destinations(of: first, relationship: "friends")
+        #expect(after[first] == joined)
+        #expect(joined.count == 5)
+        #expect(joined.contains { $0.primaryKey == 3 && $0.entityName == "Boss" })
+        // This connection deletes a boss: the map read before must not bring it back.
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let boss = try context.existingObject(with: try #require(joined.first { $0.primaryKey == 3 }))
+        context.delete(boss)
+        try context.save()
+        after = try Self.batched(store, owners)
+        joined = try store.destinations(of: first, relationship: "friends")
+        #expect(after[first] == joined)
+        #expect(!joined.contains { $0.primaryKey == 3 })
+        #expect(joined.count == 4)
+    }
+}
