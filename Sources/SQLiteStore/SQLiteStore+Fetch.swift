@@ -475,8 +475,12 @@ extension SQLiteStore {
                 ownerByKey[owner.primaryKey] = owner
                 result[owner] = []
             }
+            // Links read without the destination table where its rows' entities can come from a map: always for a
+            // join table, and for a foreign key without an order column (its index then holds all a read needs).
             var numbers: EntityNumbers? = nil
-            if case .joinTable = storage {
+            var mappable = true
+            if case .inverseKey(_, _, let order) = storage { mappable = order == nil }
+            if mappable {
                 do {
                     numbers = try entityNumbers(of: destinationTable, owners: owners.count)
                 } catch {
@@ -499,9 +503,23 @@ extension SQLiteStore {
                 let sql: String
                 switch storage {
                 case .inverseKey(_, let column, let order):
+                    if let numbers, order == nil {
+                        try readLinks(
+                            "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
+                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                            destination: destination, entityName: entityName, relationship: name, into: &result)
+                        continue
+                    }
                     sql =
                         "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
                 case .hiddenKey(_, let column):
+                    if let numbers {
+                        try readLinks(
+                            "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
+                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                            destination: destination, entityName: entityName, relationship: name, into: &result)
+                        continue
+                    }
                     sql =
                         "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
                 case .joinTable(let table, let source, let target, let order):
@@ -583,7 +601,8 @@ extension SQLiteStore {
     static let linkOwnersBeforeMap = 5_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join
-    /// with the destination table would, a link to a row the table lacks is left out.
+    /// with the destination table would, a link to a row the table lacks is left out (a foreign key's rows are the
+    /// destination table's own, all in a fresh map).
     private func readLinks(
         _ sql: String, _ bindings: [SQLiteValue], isRange: Bool, numbers: EntityNumbers,
         ownerByKey: [Int64: ManagedObjectID], destination: String, entityName: String, relationship name: String,

@@ -19,10 +19,16 @@ struct LinkMapTests {
         let store = try #require(
             try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
         let context = ManagedObjectContext(coordinator: coordinator)
+        let teams = try (0..<3).map { i in
+            let team = try context.insertNewObject(forEntityName: "Team")
+            try team.setAttributeValue(.string("T\(i)"), forKey: "name")
+            return team
+        }
         var people: [ManagedObject] = []
         for i in 0..<count {
             let person = try context.insertNewObject(forEntityName: i % 3 == 2 ? "Boss" : "Person")
             try person.setAttributeValue(.string("P\(i)"), forKey: "name")
+            if i % 5 != 0 { try person.setObject(teams[i % 3], forKey: "team") }
             people.append(person)
         }
         for (i, person) in people.enumerated() {
@@ -66,6 +72,16 @@ struct LinkMapTests {
             #expect(joined.count == 4)
         }
         #expect(batched.values.contains { $0.contains { $0.entityName == "Boss" } })
+        // A foreign key's links (a team's members) come from the same map once it is read.
+        let teams = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team"))
+            .map(\.objectID)
+        let members = try store.destinations(of: teams, relationship: "members")
+        for team in teams {
+            let joined = try store.destinations(of: team, relationship: "members")
+            #expect(members[team] == joined, "\(team)")
+            #expect(joined.count > 1_800)
+        }
+        #expect(members.values.contains { $0.contains { $0.entityName == "Boss" } })
     }
 
     @Test func aLinkToAMissingRowIsLeftOutAndChangesAreSeen() throws {
