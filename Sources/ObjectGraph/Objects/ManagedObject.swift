@@ -134,11 +134,35 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// a lenient read), in which case it is kept as it is, never replaced by nil.
     /// - Throws: ``ObjectGraphError`` `wrongValueType` naming the entity, object and key.
     func fill(from snapshot: ObjectSnapshot) throws(ObjectGraphError) {
+        // A snapshot read by this entity's slots is copied slot by slot, nothing looked up by name.
+        let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0.values : nil }
+        if storage == nil, let slotted, snapshot.rawKeys.isEmpty {
+            // A fault (the usual case: a fetch): its values go straight into new storage, which is let go again if
+            // one does not fit, so the object stays a fault.
+            let fresh = AttributeStorage(layout: entity)
+            for (i, name, _) in entity.storedAttributes {
+                let value = i < slotted.count ? slotted[i] : .null
+                guard !value.isNull else { continue }
+                do {
+                    fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
+                } catch {
+                    fresh.free(layout: entity)
+                    throw ObjectGraphError(
+                        .wrongValueType,
+                        "\(entity.name).\(name) of \(objectID): the stored value does not fit: \(error.description)",
+                        objectID: objectID)
+                }
+            }
+            storage = fresh
+            relationshipSlots = ContiguousArray(
+                entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
+            fillRelationships(from: snapshot)
+            setRawValues([:])
+            return
+        }
         var converted: [(Int, AttributeValue)] = []
         var raw: [Int: AttributeValue] = [:]
         converted.reserveCapacity(entity.attributes.count)
-        // A snapshot read by this entity's slots is copied slot by slot, nothing looked up by name.
-        let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0.values : nil }
         for (i, name, _) in entity.storedAttributes {
             let value = slotted.map { i < $0.count ? $0[i] : .null } ?? snapshot[attribute: name]
             if value.isNull {
@@ -164,6 +188,12 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
         }
         for (i, value) in converted { storage!.set(i, value, layout: entity) }
+        fillRelationships(from: snapshot)
+        setRawValues(raw)
+    }
+
+    /// The relationships (as IDs, resolved when first used) and version of a snapshot.
+    private func fillRelationships(from snapshot: ObjectSnapshot) {
         for (i, name, isToMany) in entity.storedRelationships {
             if isToMany {
                 relationshipSlots[i] =
@@ -173,7 +203,6 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             }
         }
         storeVersion = snapshot.version
-        setRawValues(raw)
     }
 
     /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.
