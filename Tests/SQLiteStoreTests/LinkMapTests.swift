@@ -11,7 +11,7 @@ import Testing
 struct LinkMapTests {
     static let count = 7_000
 
-    /// People and bosses (every third a boss) in one table; friends in a join table, i with i+1 and i+7.
+    /// People and bosses (every third a boss) in one table; friends in a join table, i with i+1 and i+7; teams by key.
     static func store() throws -> (PersistentStoreCoordinator, SQLiteStore, URL) {
         SQLiteStore.register()
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("links.sqlite")
@@ -19,23 +19,8 @@ struct LinkMapTests {
         let store = try #require(
             try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
         let context = ManagedObjectContext(coordinator: coordinator)
-        let teams = try (0..<3).map { i in
-            let team = try context.insertNewObject(forEntityName: "Team")
-            try team.setAttributeValue(.string("T\(i)"), forKey: "name")
-            return team
-        }
-        var people: [ManagedObject] = []
-        for i in 0..<count {
-            let person = try context.insertNewObject(forEntityName: i % 3 == 2 ? "Boss" : "Person")
-            try person.setAttributeValue(.string("P\(i)"), forKey: "name")
-            if i % 5 != 0 { try person.setObject(teams[i % 3], forKey: "team") }
-            people.append(person)
-        }
-        for (i, person) in people.enumerated() {
-            let friends = try person.mutableObjects(forKey: "friends")
-            try friends.add(people[(i + 1) % count])
-            try friends.add(people[(i + 7) % count])
-        }
+        // Every fifth person in no team.
+        try RangeReadTests.populate(context, count: count) { $0 % 5 == 0 }
         try context.save()
         return (coordinator, store, url)
     }

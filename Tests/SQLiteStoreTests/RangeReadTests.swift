@@ -45,6 +45,30 @@ struct RangeReadTests {
             configurations: [])
     }
 
+    /// Three teams and `count` people, every third a boss, person i in team i mod 3 unless `teamless(i)`, friends
+    /// with i+1 and i+7 (and so with i-1 and i-7).
+    static func populate(_ context: ManagedObjectContext, count: Int, teamless: (Int) -> Bool = { _ in false })
+        throws
+    {
+        let teams = try (0..<3).map { i in
+            let team = try context.insertNewObject(forEntityName: "Team")
+            try team.setAttributeValue(.string("T\(i)"), forKey: "name")
+            return team
+        }
+        var people: [ManagedObject] = []
+        for i in 0..<count {
+            let person = try context.insertNewObject(forEntityName: i % 3 == 2 ? "Boss" : "Person")
+            try person.setAttributeValue(.string("P\(i)"), forKey: "name")
+            if !teamless(i) { try person.setObject(teams[i % 3], forKey: "team") }
+            people.append(person)
+        }
+        for (i, person) in people.enumerated() {
+            let friends = try person.mutableObjects(forKey: "friends")
+            try friends.add(people[(i + 1) % count])
+            try friends.add(people[(i + 7) % count])
+        }
+    }
+
     /// People and bosses interleaved in one table (every third row a boss), friends in a join table, teams by key.
     @Test func rangeReadsReturnOnlyTheRowsAskedFor() throws {
         SQLiteStore.register()
@@ -52,23 +76,7 @@ struct RangeReadTests {
         let coordinator = PersistentStoreCoordinator(model: try Self.model())
         try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
         let context = ManagedObjectContext(coordinator: coordinator)
-        let teams = try (0..<3).map { i in
-            let team = try context.insertNewObject(forEntityName: "Team")
-            try team.setAttributeValue(.string("T\(i)"), forKey: "name")
-            return team
-        }
-        var people: [ManagedObject] = []
-        for i in 0..<600 {
-            let person = try context.insertNewObject(forEntityName: i % 3 == 2 ? "Boss" : "Person")
-            try person.setAttributeValue(.string("P\(i)"), forKey: "name")
-            try person.setObject(teams[i % 3], forKey: "team")
-            people.append(person)
-        }
-        for (i, person) in people.enumerated() {
-            let friends = try person.mutableObjects(forKey: "friends")
-            try friends.add(people[(i + 1) % 600])
-            try friends.add(people[(i + 7) % 600])
-        }
+        try Self.populate(context, count: 600)
         try context.save()
 
         let reader = ManagedObjectContext(coordinator: coordinator)
