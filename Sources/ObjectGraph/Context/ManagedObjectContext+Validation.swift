@@ -74,7 +74,7 @@ extension ManagedObjectContext {
                 do { try object.validateValue(value, forKey: key) } catch { errors.append(error) }
             } else {
                 let destination = try object.toOneObject(at: i)
-                if (destination == nil || destination!.isDeleted) && !relationship.isOptional
+                if (destination?.isDeleted ?? true) && !relationship.isOptional
                     && !relationship.isTransient
                 {
                     fail(.required, key, "a destination object is required")

@@ -246,7 +246,14 @@ extension ManagedObject {
     func attributeValue(at index: Int) throws(ObjectGraphError) -> AttributeValue {
         try fireFault()
         if let raw = rawValue(at: index) { return raw }
-        return storage!.value(index, layout: entity)
+        guard let storage else { throw unfilled() }
+        return storage.value(index, layout: entity)
+    }
+
+    /// The error for an object a fulfilled fault left without values (never expected: fulfilling fills or throws).
+    func unfilled() -> ObjectGraphError {
+        ObjectGraphError(
+            .faultNotFulfilled, "\(objectID): the object has no values after its fault fired", objectID: objectID)
     }
 
     func toOneObject(at index: Int) throws(ObjectGraphError) -> ManagedObject? {
@@ -420,7 +427,8 @@ extension ManagedObject {
             setRawValues(values)
         }
         if AttributeStorage.fits(value, entity.slots[index].kind, type: entity.attributes[index].type) {
-            storage!.set(index, value, layout: entity)
+            guard let storage else { throw unfilled() }
+            storage.set(index, value, layout: entity)
         } else {
             // Only undo brings back a value that does not fit: the raw value a lenient read kept.
             var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]

@@ -182,12 +182,16 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 converted.append((i, .null))
             }
         }
-        if storage == nil {
-            storage = AttributeStorage(layout: entity)
+        let filled: AttributeStorage
+        if let storage {
+            filled = storage
+        } else {
+            filled = AttributeStorage(layout: entity)
+            storage = filled
             relationshipSlots = ContiguousArray(
                 entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
         }
-        for (i, value) in converted { storage!.set(i, value, layout: entity) }
+        for (i, value) in converted { filled.set(i, value, layout: entity) }
         fillRelationships(from: snapshot)
         setRawValues(raw)
     }
