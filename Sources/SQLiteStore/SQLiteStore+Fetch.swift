@@ -618,10 +618,10 @@ extension SQLiteStore {
                     run = (ownerKey, ownerByKey[ownerKey], [])
                 }
                 if isRange, run?.owner == nil { return }
-                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
-                    let number = numbers.number(of: sqlite3_column_int64(statement, 0))
-                else { return }
                 let key = sqlite3_column_int64(statement, 0)
+                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER, let number = numbers.number(of: key) else {
+                    return
+                }
                 if checked?.number != number {
                     guard let found = schema.entityByNumber[number] else { return }
                     checked = (number, found, model.entity(found, isKindOf: destination))

@@ -258,13 +258,14 @@ extension PersistentStoreCoordinator {
     ) throws(StoreError) {
         let order = try CopyOrder(of: entry, in: source, scope: target.primaryKeyScope, order: target.streamOrder)
         var position = 0
+        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
         let stream = AtomicStoreStream(
             identifier: source.identifier, metadata: target.metadata, highestKey: order.highestKey,
             count: order.count, counts: order.counts, key: order.newKey
         ) { () throws(StoreError) -> [ObjectSnapshot]? in
             guard position < order.count else { return nil }
             let ids = order.objectIDs(from: position, upTo: 1_000)
-            let snapshots = try entry.wholeSnapshots(of: ids, from: source)
+            let snapshots = try entry.wholeSnapshots(of: ids, from: source, rowCache: &uncached)
             guard snapshots.count == ids.count else {
                 throw StoreError(
                     .conflict, path: source.description.url?.path,

@@ -222,33 +222,30 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// The stored state of many objects whole (in the order of `ids`, missing ones left out): as
     /// ``snapshots(for:)``, with the to-many relationships a store left as faults read too, one request per
-    /// relationship and entity. What a context needs to make the objects and their to-manys without asking a store
+    /// relationship for the batch. What a context needs to make the objects and their to-manys without asking a store
     /// again — so it can be read on another thread ahead of the objects (`docutil dump` does).
     /// - Parameter ids: the objects.
     /// - Returns: their snapshots, with no to-many left as a fault.
     /// - Throws: ``StoreError`` when a store cannot read them.
     package func wholeSnapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
-        var snapshots = try snapshots(for: ids)
-        // Which snapshots lack which relationship, by entity (each relationship asked for once per entity).
-        var pending: [String: [String: [Int]]] = [:]
-        for (i, snapshot) in snapshots.enumerated() {
-            for name in snapshot.toManyFaults {
-                pending[snapshot.objectID.entityName, default: [:]][name, default: []].append(i)
-            }
-        }
-        for (_, relationships) in pending {
-            for (name, positions) in relationships {
-                let found = try destinations(of: positions.map { snapshots[$0].objectID }, relationship: name)
-                for i in positions {
-                    guard let ids = found[snapshots[i].objectID] else {
-                        throw StoreError(.io, "cannot read \(name) of \(snapshots[i].objectID)")
-                    }
-                    snapshots[i].toMany[name] = ids
-                    snapshots[i].toManyFaults.remove(name)
+        try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            var byStore: [String: [ManagedObjectID]] = [:]
+            for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+            var found: [ManagedObjectID: ObjectSnapshot] = [:]
+            for (identifier, storeIDs) in byStore {
+                guard let entry = state.entries.first(where: { $0.store.identifier == identifier }) else { continue }
+                guard let incremental = entry.store as? any IncrementalStore else {
+                    // An atomic store's objects are whole already.
+                    for id in storeIDs { if let snapshot = entry.objects[id] { found[id] = snapshot } }
+                    continue
                 }
+                let read = try entry.wholeSnapshots(of: storeIDs, from: incremental, rowCache: &state.rowCache)
+                // One store (the usual case) answers in the order asked.
+                if byStore.count == 1 { return read }
+                for snapshot in read { found[snapshot.objectID] = snapshot }
             }
+            return ids.compactMap { found[$0] }
         }
-        return snapshots
     }
 
     /// The stored state of one object (row cache first).

@@ -229,13 +229,13 @@ final class StoreEntry: @unchecked Sendable {
     }
 
     /// The stored state of objects of an incremental store whole (in the order of `ids`, missing ones left out):
-    /// the to-many relationships the store left as faults are read too, one request per relationship for the batch
-    /// (a copy needs every link).
-    func wholeSnapshots(of ids: [ManagedObjectID], from incremental: any IncrementalStore) throws(StoreError)
-        -> [ObjectSnapshot]
-    {
-        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
-        var snapshots = try snapshots(of: ids, from: incremental, rowCache: &uncached, caching: false)
+    /// rows in `rowCache` first (nothing is added to it), and the to-many relationships the store left as faults read
+    /// too, one request per relationship for the batch (a copy, or a dump, needs every link).
+    func wholeSnapshots(
+        of ids: [ManagedObjectID], from incremental: any IncrementalStore,
+        rowCache: inout [ManagedObjectID: ObjectSnapshot]
+    ) throws(StoreError) -> [ObjectSnapshot] {
+        var snapshots = try snapshots(of: ids, from: incremental, rowCache: &rowCache, caching: false)
         var pending: [String: [Int]] = [:]
         for (i, snapshot) in snapshots.enumerated() {
             for name in snapshot.toManyFaults { pending[name, default: []].append(i) }
@@ -259,6 +259,7 @@ final class StoreEntry: @unchecked Sendable {
         -> [ObjectSnapshot]
     {
         if let incremental = store as? any IncrementalStore {
+            var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
             var ids: [ManagedObjectID] = []
             for name in entityNames.sorted() {
                 var exact = FetchRequest(entityName: name)
@@ -270,7 +271,7 @@ final class StoreEntry: @unchecked Sendable {
             var start = 0
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + 1_000, ids.count)])
-                all += try wholeSnapshots(of: batch, from: incremental)
+                all += try wholeSnapshots(of: batch, from: incremental, rowCache: &uncached)
                 start += batch.count
                 progress?(start, ids.count)
             }

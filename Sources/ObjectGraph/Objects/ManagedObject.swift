@@ -147,10 +147,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                     fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
                 } catch {
                     fresh.free(layout: entity)
-                    throw ObjectGraphError(
-                        .wrongValueType,
-                        "\(entity.name).\(name) of \(objectID): the stored value does not fit: \(error.description)",
-                        objectID: objectID)
+                    throw doesNotFit(name, error)
                 }
             }
             storage = fresh
@@ -172,12 +169,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             do {
                 converted.append((i, try entity.converted(value, forAttributeAt: i)))
             } catch {
-                guard snapshot.rawKeys.contains(name) else {
-                    throw ObjectGraphError(
-                        .wrongValueType,
-                        "\(entity.name).\(name) of \(objectID): the stored value does not fit: \(error.description)",
-                        objectID: objectID)
-                }
+                guard snapshot.rawKeys.contains(name) else { throw doesNotFit(name, error) }
                 raw[i] = value
                 converted.append((i, .null))
             }
@@ -194,6 +186,14 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         for (i, value) in converted { filled.set(i, value, layout: entity) }
         fillRelationships(from: snapshot)
         setRawValues(raw)
+    }
+
+    /// The error for a stored value of attribute `name` that does not fit its type.
+    private func doesNotFit(_ name: String, _ error: ValueConversionError) -> ObjectGraphError {
+        ObjectGraphError(
+            .wrongValueType,
+            "\(entity.name).\(name) of \(objectID): the stored value does not fit: \(error.description)",
+            objectID: objectID)
     }
 
     /// The relationships (as IDs, resolved when first used) and version of a snapshot.
