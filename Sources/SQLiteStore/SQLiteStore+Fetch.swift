@@ -482,103 +482,129 @@ extension SQLiteStore {
             if case .inverseKey(_, _, let order) = storage { mappable = order == nil }
             if mappable {
                 do {
-                    numbers = try entityNumbers(of: destinationTable, owners: owners.count)
+                    numbers = try entityNumbers(of: destinationTable, adding: owners.count)
                 } catch {
                     throw storeError(error)
                 }
+                // A map found not to stand for the table (and still current) is not tried again.
+                if numbers == nil, entityNumberMaps[destinationTable] != nil { mappable = false }
             }
             for chunk in KeyChunks(owners.map(\.primaryKey)) {
-                // Rows of a key range whose owner was not asked for (an object of another entity in the same table)
-                // are skipped; an owner asked for is always in `ownerByKey`.
-                let condition: String
-                let bindings: [SQLiteValue]
-                let isRange: Bool
-                switch chunk {
-                case .range(let lower, let upper):
-                    (condition, bindings, isRange) = ("BETWEEN ? AND ?", [.integer(lower), .integer(upper)], true)
-                case .list(let keys):
-                    let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
-                    (condition, bindings, isRange) = ("IN (\(marks))", keys.map { .integer($0) }, false)
-                }
-                let sql: String
-                switch storage {
-                case .inverseKey(_, let column, let order):
-                    if let numbers, order == nil {
-                        try readLinks(
-                            "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
-                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
-                            destination: destination, entityName: entityName, relationship: name, into: &result)
-                        continue
+                // A join whose links pass the count at which the map pays is stopped, and the chunk read again
+                // through the map: few owners can have many links (a department's people).
+                var joined = 0
+                reading: while true {
+                    // Rows of a key range whose owner was not asked for (an object of another entity in the same table)
+                    // are skipped; an owner asked for is always in `ownerByKey`.
+                    let condition: String
+                    let bindings: [SQLiteValue]
+                    let isRange: Bool
+                    switch chunk {
+                    case .range(let lower, let upper):
+                        (condition, bindings, isRange) = ("BETWEEN ? AND ?", [.integer(lower), .integer(upper)], true)
+                    case .list(let keys):
+                        let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+                        (condition, bindings, isRange) = ("IN (\(marks))", keys.map { .integer($0) }, false)
                     }
-                    sql =
-                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
-                case .hiddenKey(_, let column):
-                    if let numbers {
-                        try readLinks(
-                            "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
-                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
-                            destination: destination, entityName: entityName, relationship: name, into: &result)
-                        continue
-                    }
-                    sql =
-                        "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
-                case .joinTable(let table, let source, let target, let order):
-                    if let numbers {
-                        // The join table alone; each destination's entity comes from the map.
-                        try readLinks(
-                            "SELECT j.\(q(target)), j.\(q(source)) FROM \(q(table)) j WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))",
-                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
-                            destination: destination, entityName: entityName, relationship: name, into: &result)
-                        continue
-                    }
-                    // Ordered by the join table's own columns (d.Z_PK equals the target), which its primary key
-                    // index gives without sorting.
-                    sql =
-                        "SELECT d.Z_PK, d.Z_ENT, j.\(q(source)) FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))"
-                }
-                // Rows come grouped by owner: each owner's list is built apart and stored once, and an entity is
-                // checked against the destination once per run of rows of that entity.
-                var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
-                var checkedEntity = ""
-                do {
-                    try database.query(sql, bindings) {
-                        (statement) throws(SQLiteStoreError) in
-                        let ownerKey = sqlite3_column_int64(statement, 2)
-                        if run?.key != ownerKey {
-                            if let done = run, let owner = done.owner { result[owner] = done.ids }
-                            run = (ownerKey, ownerByKey[ownerKey], [])
+                    let sql: String
+                    switch storage {
+                    case .inverseKey(_, let column, let order):
+                        if let numbers, order == nil {
+                            try readLinks(
+                                "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
+                                bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                                destination: destination, entityName: entityName, relationship: name, into: &result)
+                            break reading
                         }
-                        if isRange, run?.owner == nil { return }
-                        if skipsLeniently(statement, entity: 1, destination: destination) { return }
-                        let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
-                        if found.entityName != checkedEntity {
-                            guard model.entity(found.entityName, isKindOf: destination) else {
+                        sql =
+                            "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
+                    case .hiddenKey(_, let column):
+                        if let numbers {
+                            try readLinks(
+                                "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
+                                bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                                destination: destination, entityName: entityName, relationship: name, into: &result)
+                            break reading
+                        }
+                        sql =
+                            "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
+                    case .joinTable(let table, let source, let target, let order):
+                        if let numbers {
+                            // The join table alone; each destination's entity comes from the map.
+                            try readLinks(
+                                "SELECT j.\(q(target)), j.\(q(source)) FROM \(q(table)) j WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))",
+                                bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                                destination: destination, entityName: entityName, relationship: name, into: &result)
+                            break reading
+                        }
+                        // Ordered by the join table's own columns (d.Z_PK equals the target), which its primary key
+                        // index gives without sorting.
+                        sql =
+                            "SELECT d.Z_PK, d.Z_ENT, j.\(q(source)) FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) \(condition) ORDER BY j.\(q(source)), \(order.map { "j.\(q($0)), " } ?? "")j.\(q(target))"
+                    }
+                    // Rows come grouped by owner: each owner's list is built apart and stored once, and an entity is
+                    // checked against the destination once per run of rows of that entity.
+                    var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
+                    var checkedEntity = ""
+                    let budget =
+                        mappable ? Self.linkReadsBeforeMap - linkReadsCounted[destinationTable, default: 0] : nil
+                    var overBudget = false
+                    do {
+                        try database.query(sql, bindings) {
+                            (statement) throws(SQLiteStoreError) in
+                            joined += 1
+                            if let budget, joined > budget {
+                                overBudget = true
+                                throw SQLiteStoreError(.io, path: database.path, "a join was stopped for the map")
+                            }
+                            let ownerKey = sqlite3_column_int64(statement, 2)
+                            if run?.key != ownerKey {
+                                if let done = run, let owner = done.owner { result[owner] = done.ids }
+                                run = (ownerKey, ownerByKey[ownerKey], [])
+                            }
+                            if isRange, run?.owner == nil { return }
+                            if skipsLeniently(statement, entity: 1, destination: destination) { return }
+                            let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
+                            if found.entityName != checkedEntity {
+                                guard model.entity(found.entityName, isKindOf: destination) else {
+                                    throw SQLiteStoreError(
+                                        .malformed, path: database.path,
+                                        "\(entityName).\(name) holds \(found), which is not a \(destination)")
+                                }
+                                checkedEntity = found.entityName
+                            }
+                            guard run?.owner != nil else {
                                 throw SQLiteStoreError(
                                     .malformed, path: database.path,
-                                    "\(entityName).\(name) holds \(found), which is not a \(destination)")
+                                    "\(entityName).\(name): the store returned \(found) for an object not asked for")
                             }
-                            checkedEntity = found.entityName
+                            run?.ids.append(found)
                         }
-                        guard run?.owner != nil else {
-                            throw SQLiteStoreError(
-                                .malformed, path: database.path,
-                                "\(entityName).\(name): the store returned \(found) for an object not asked for")
+                        if let done = run, let owner = done.owner { result[owner] = done.ids }
+                        linkReadsCounted[destinationTable, default: 0] += joined
+                        break reading
+                    } catch {
+                        guard overBudget else { throw storeError(error) }
+                        // Owners whose lists were stored before the stop get them again, whole, from the map; the
+                        // map is made now (or is known not to stand for the table: then the join runs unstopped).
+                        do {
+                            numbers = try entityNumbers(of: destinationTable, adding: joined)
+                        } catch {
+                            throw storeError(error)
                         }
-                        run?.ids.append(found)
+                        if numbers == nil { mappable = false }
                     }
-                    if let done = run, let owner = done.owner { result[owner] = done.ids }
-                } catch {
-                    throw storeError(error)
                 }
             }
         }
         return result
     }
 
-    /// The entity numbers of `table`'s rows, once batched reads of links into it have asked for enough owners since
-    /// the database last changed that one pass over its `Z_ENT` index costs less than a lookup per link; `nil` before
-    /// that, or when the table has a row the map cannot stand for.
-    private func entityNumbers(of table: String, owners: Int) throws(SQLiteStoreError) -> EntityNumbers? {
+    /// The entity numbers of `table`'s rows, once batched reads of links into it have asked for enough since the
+    /// database last changed (owners, and links read through joins) that one pass over its `Z_ENT` index costs less
+    /// than a lookup per link; `nil` before that, or when the table has a row the map cannot stand for.
+    /// - Parameter count: owners about to be asked for, or links just read through a join.
+    private func entityNumbers(of table: String, adding count: Int) throws(SQLiteStoreError) -> EntityNumbers? {
         // Any change by this connection or a commit by another one makes a map stale.
         guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first,
             let handle = database.handle
@@ -587,18 +613,18 @@ extension SQLiteStore {
         if let cached = entityNumberMaps[table], cached.stamp == stamp { return cached.map }
         if entityNumberMaps[table] != nil {
             entityNumberMaps[table] = nil
-            linkOwnersRead[table] = 0
+            linkReadsCounted[table] = 0
         }
-        let read = linkOwnersRead[table, default: 0] + owners
-        linkOwnersRead[table] = read
-        guard read > Self.linkOwnersBeforeMap else { return nil }
+        let read = linkReadsCounted[table, default: 0] + count
+        linkReadsCounted[table] = read
+        guard read > Self.linkReadsBeforeMap else { return nil }
         let map = try EntityNumbers.read(table, from: database, known: schema.entityByNumber)
         entityNumberMaps[table] = (stamp, map)
         return map
     }
 
-    /// How many owners' links are read through joins before a table's entity numbers are mapped instead.
-    static let linkOwnersBeforeMap = 5_000
+    /// How many owners asked for and links read through joins come before a table's entity numbers are mapped.
+    static let linkReadsBeforeMap = 5_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join
     /// with the destination table would, a link to a row the table lacks is left out (a foreign key's rows are the

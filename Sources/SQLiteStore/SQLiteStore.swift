@@ -40,8 +40,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var lastUpdateSQL: (entity: String, columns: [String], sql: String)?
     /// Each table's entity numbers by key (see ``EntityNumbers``), with the state of the database they were read in.
     var entityNumberMaps: [String: (stamp: [Int64], map: EntityNumbers?)] = [:]
-    /// How many owners batched reads of links into each table asked for since the database last changed.
-    var linkOwnersRead: [String: Int] = [:]
+    /// How much batched reads of links into each table asked for since the database last changed: owners asked for,
+    /// plus links read through joins with the table (see ``entityNumbers(of:adding:)``).
+    var linkReadsCounted: [String: Int] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
     /// The INSERT statement of each entity (made once per entity).

@@ -38,4 +38,22 @@ struct DateTextTests {
         #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: .nan)) == "@nan")
         #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 1e300)).hasPrefix("@"))
     }
+
+    /// Years outside four digits, and the byte form, agree with the string forms and read back.
+    @Test(arguments: [
+        (-70_000_000_000.0, "-0218-10-15T19:33:20.000Z"), (-63_113_904_000.5, "0000-12-31T23:59:59.500Z"),
+        (252_423_993_600, "+10000-01-01T00:00:00.000Z"), (31_535_999.999, "2001-12-31T23:59:59.999Z"),
+        (-978_307_200.25, "1969-12-31T23:59:59.750Z"),
+    ])
+    func writesFarYears(seconds: Double, expected: String) throws {
+        let date = Date(timeIntervalSinceReferenceDate: seconds)
+        let text = DateText.iso8601(date)
+        #expect(text.hasPrefix(expected), "\(text)")
+        var bytes = Array("\"".utf8)
+        DateText.writeISO8601(date, into: &bytes)
+        #expect(bytes == Array(("\"" + text).utf8))
+        let again = try #require(DateText.parse(text), "\(text)")
+        #expect(abs(again.timeIntervalSinceReferenceDate - seconds) <= 0.001, "\(text)")
+        #expect(DateText.iso8601Seconds(date) == String(text.prefix(text.count - 5)) + "Z")
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import ObjectGraph
 import Testing
+
+@testable import ObjectGraph
 
 /// `DecimalText` writes exactly what Foundation's `NSDecimalNumber` writes in the POSIX locale, and reads it back.
 @Suite struct DecimalTextTests {
@@ -26,6 +27,36 @@ import Testing
             if !value.isNaN { #expect(DecimalText.parse(text) == value, "\(text)") }
         }
         #expect(DecimalText.parse("abc") == nil)
+    }
+
+    /// Numbers over the whole range of mantissa (up to 128 bits) and exponent are written as Foundation's `description`
+    /// writes them, by hand (the storage layout is recognised on this platform), as a string and as appended bytes.
+    @Test func writesWholeRangeAsFoundationDoes() {
+        #expect(DecimalText.Parts.layoutHolds, "the hand formatter is not used here, so this test checks nothing new")
+        var generator = SystemRandomNumberGenerator()
+        var samples: [Decimal] = [
+            Decimal(sign: .plus, exponent: 40, significand: 0), Decimal(sign: .minus, exponent: -40, significand: 0),
+            Decimal(sign: .plus, exponent: -1, significand: 10), Decimal(sign: .minus, exponent: 127, significand: 9),
+            Decimal(sign: .plus, exponent: -128, significand: 7), Decimal.greatestFiniteMagnitude,
+            -Decimal.greatestFiniteMagnitude, Decimal.leastNonzeroMagnitude, .nan,
+        ]
+        for _ in 0..<20_000 {
+            var significand = Decimal(UInt64.random(in: 0...UInt64.max, using: &generator))
+            for _ in 0..<Int.random(in: 0...1, using: &generator) {
+                significand *= Decimal(UInt64.random(in: 0...UInt64.max, using: &generator))
+            }
+            let shift = Int.random(in: 0...40, using: &generator)
+            samples.append(
+                Decimal(
+                    sign: Bool.random(using: &generator) ? .minus : .plus,
+                    exponent: Int.random(in: -90...90, using: &generator) - shift, significand: significand))
+        }
+        for value in samples {
+            var bytes = Array("x".utf8)
+            DecimalText.write(value, into: &bytes)
+            #expect(DecimalText.string(value) == value.description, "\(value)")
+            #expect(bytes == Array(("x" + value.description).utf8), "\(value)")
+        }
     }
 
     /// The hand-written reader of plain texts gives what Foundation's parser gives, to the same text back.

@@ -102,4 +102,33 @@ struct LinkMapTests {
         #expect(!joined.contains { $0.primaryKey == 3 })
         #expect(joined.count == 4)
     }
+
+    /// Few owners with many links (three teams, 5,600 members): the join is stopped once its links pass the count at
+    /// which the map pays, and every owner's links come from the map, the same as the join's. A table the map cannot
+    /// stand for (a row of an unknown entity) is read through the join to the end, which reports the row.
+    @Test func fewOwnersWithManyLinksSwitchToTheMap() throws {
+        let (coordinator, store, url) = try Self.store()
+        let teams = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team"))
+            .map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
+        #expect(store.entityNumberMaps.isEmpty)
+        let members = try store.destinations(of: teams, relationship: "members")
+        let table = store.schema.table(of: "Person")
+        #expect(store.entityNumberMaps[table]?.map != nil)
+        var total = 0
+        for team in teams {
+            let joined = try store.destinations(of: team, relationship: "members")
+            #expect(members[team] == joined, "\(team)")
+            total += joined.count
+        }
+        #expect(total == Self.count - Self.count / 5)
+        #expect(total > SQLiteStore.linkReadsBeforeMap)
+
+        // The last member read (the last team's last) becomes a row of no known entity.
+        let lastTeam = try #require(teams.last)
+        let last = try #require(try store.destinations(of: lastTeam, relationship: "members").last)
+        try SQLiteScript.execute(url, "UPDATE \(table) SET Z_ENT = 99 WHERE Z_PK = \(last.primaryKey)")
+        #expect(throws: StoreError.self) { try store.destinations(of: teams, relationship: "members") }
+        #expect(store.entityNumberMaps[table] != nil && store.entityNumberMaps[table]?.map == nil)
+        #expect(throws: StoreError.self) { try store.destinations(of: lastTeam, relationship: "members") }
+    }
 }

@@ -144,8 +144,15 @@ struct JSONBytes {
         case .boolean(let b): append(b ? "true" : "false")
         case .string(let s): append(string: s)
         case .double(let d) where d.isFinite: append(d.description)
-        case .date(let d): append(string: ISO8601.string(d))
-        case .decimal: append(string: value.literalText)
+        // Neither text has a character JSON escapes: both are written straight between quotes.
+        case .date(let d):
+            bytes.append(UInt8(ascii: "\""))
+            DateText.writeISO8601(d, into: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        case .decimal(let d):
+            bytes.append(UInt8(ascii: "\""))
+            DecimalText.write(d, into: &bytes)
+            bytes.append(UInt8(ascii: "\""))
         case .uuid(let u): append(uuid: u)
         default: ObjectOutput.json(value).write(to: &self, indent: indent)
         }

@@ -70,25 +70,53 @@ package enum DateText {
 
     /// ISO 8601 in UTC with milliseconds (fractions cut, not rounded, as ICU does): `2024-05-10T18:14:06.843Z`.
     package static func iso8601(_ date: Date) -> String {
-        guard let parts = Parts(date) else { return far(date) }
-        return "\(parts.dateText)T\(parts.timeText).\(pad(parts.milliseconds, 3))Z"
+        text { writeISO8601(date, into: &$0) }
+    }
+
+    /// Appends ``iso8601(_:)``'s text of a date to a byte buffer, without making a string.
+    package static func writeISO8601(_ date: Date, into bytes: inout [UInt8]) {
+        guard let parts = Parts(date) else { return bytes.append(contentsOf: far(date).utf8) }
+        parts.writeDate(into: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        parts.writeTime(into: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        write(parts.milliseconds, width: 3, into: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// ISO 8601 in UTC to the second, as XML property lists write dates: `2024-05-10T18:14:06Z`.
     package static func iso8601Seconds(_ date: Date) -> String {
         guard let parts = Parts(date) else { return far(date) }
-        return "\(parts.dateText)T\(parts.timeText)Z"
+        return text { bytes in
+            parts.writeDate(into: &bytes)
+            bytes.append(UInt8(ascii: "T"))
+            parts.writeTime(into: &bytes)
+            bytes.append(UInt8(ascii: "Z"))
+        }
     }
 
     /// Formats a date as Xcode writes `defaultValueString`: `yyyy-MM-dd HH:mm:ss +0000`.
     package static func xcodeText(_ date: Date) -> String {
         guard let parts = Parts(date) else { return far(date) }
-        return "\(parts.dateText) \(parts.timeText) +0000"
+        return text { bytes in
+            parts.writeDate(into: &bytes)
+            bytes.append(UInt8(ascii: " "))
+            parts.writeTime(into: &bytes)
+            bytes.append(contentsOf: " +0000".utf8)
+        }
     }
 
     /// A date too far out for calendar fields.
     static func far(_ date: Date) -> String {
         "@\(date.timeIntervalSinceReferenceDate)"
+    }
+
+    /// The string of the bytes `write` appends to an empty buffer.
+    private static func text(_ write: (inout [UInt8]) -> Void) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        write(&bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     struct Parts {
@@ -112,17 +140,42 @@ package enum DateText {
             milliseconds = inDay % 1000
         }
 
-        var dateText: String {
-            let y = year < 0 ? "-" + DateText.pad(-year, 4) : year > 9999 ? "+" + String(year) : DateText.pad(year, 4)
-            return "\(y)-\(DateText.pad(month, 2))-\(DateText.pad(day, 2))"
+        /// `yyyy-MM-dd`; a year before 0 as `-yyyy`, after 9999 as `+yyyyy`.
+        func writeDate(into bytes: inout [UInt8]) {
+            if year < 0 {
+                bytes.append(UInt8(ascii: "-"))
+                DateText.write(-year, width: 4, into: &bytes)
+            } else {
+                if year > 9999 { bytes.append(UInt8(ascii: "+")) }
+                DateText.write(year, width: 4, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "-"))
+            DateText.write(month, width: 2, into: &bytes)
+            bytes.append(UInt8(ascii: "-"))
+            DateText.write(day, width: 2, into: &bytes)
         }
 
-        var timeText: String { "\(DateText.pad(hour, 2)):\(DateText.pad(minute, 2)):\(DateText.pad(second, 2))" }
+        /// `HH:mm:ss`.
+        func writeTime(into bytes: inout [UInt8]) {
+            DateText.write(hour, width: 2, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            DateText.write(minute, width: 2, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            DateText.write(second, width: 2, into: &bytes)
+        }
     }
 
-    static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    /// A number that is not negative in decimal digits, with leading zeros up to `width` digits.
+    static func write(_ value: Int64, width: Int, into bytes: inout [UInt8]) {
+        let start = bytes.count
+        var rest = value.magnitude
+        var digits = 0
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+            digits += 1
+        } while rest > 0 || digits < width
+        bytes[start...].reverse()
     }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
