@@ -482,12 +482,12 @@ extension SQLiteStore {
             if case .inverseKey(_, _, let order) = storage { mappable = order == nil }
             if mappable {
                 do {
-                    numbers = try entityNumbers(of: destinationTable, adding: owners.count)
+                    numbers = try entityNumbers(of: destinationTable, adding: 0)
                 } catch {
                     throw storeError(error)
                 }
                 // A map found not to stand for the table (and still current) is not tried again.
-                if numbers == nil, entityNumberMaps[destinationTable] != nil { mappable = false }
+                if linkReads[destinationTable]?.mapRefused == true { mappable = false }
             }
             for chunk in KeyChunks(owners.map(\.primaryKey)) {
                 // A join whose links pass the count at which the map pays is stopped, and the chunk read again
@@ -546,8 +546,7 @@ extension SQLiteStore {
                     // checked against the destination once per run of rows of that entity.
                     var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
                     var checkedEntity = ""
-                    let budget =
-                        mappable ? Self.linkReadsBeforeMap - linkReadsCounted[destinationTable, default: 0] : nil
+                    let budget = mappable ? linkReads[destinationTable]?.budget : nil
                     var overBudget = false
                     do {
                         try database.query(sql, bindings) {
@@ -581,7 +580,7 @@ extension SQLiteStore {
                             run?.ids.append(found)
                         }
                         if let done = run, let owner = done.owner { result[owner] = done.ids }
-                        linkReadsCounted[destinationTable, default: 0] += joined
+                        linkReads[destinationTable]?.joined += joined
                         break reading
                     } catch {
                         guard overBudget else { throw storeError(error) }
@@ -600,30 +599,38 @@ extension SQLiteStore {
         return result
     }
 
-    /// The entity numbers of `table`'s rows, once batched reads of links into it have asked for enough since the
-    /// database last changed (owners, and links read through joins) that one pass over its `Z_ENT` index costs less
-    /// than a lookup per link; `nil` before that, or when the table has a row the map cannot stand for.
-    /// - Parameter count: owners about to be asked for, or links just read through a join.
-    private func entityNumbers(of table: String, adding count: Int) throws(SQLiteStoreError) -> EntityNumbers? {
-        // Any change by this connection or a commit by another one makes a map stale.
+    /// The entity numbers of `table`'s rows, once batched reads of links into it have read enough links through joins
+    /// since the database last changed that one pass over its `Z_ENT` index costs less than a lookup per link (see
+    /// ``LinkReads``); `nil` before that, or when the table has a row the map cannot stand for.
+    /// - Parameter joined: links just read through a join with the table.
+    private func entityNumbers(of table: String, adding joined: Int) throws(SQLiteStoreError) -> EntityNumbers? {
+        // Any change by this connection or a commit by another one makes what was learnt stale.
         guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first,
             let handle = database.handle
         else { return nil }
         let stamp = [version, sqlite3_total_changes64(handle)]
-        if let cached = entityNumberMaps[table], cached.stamp == stamp { return cached.map }
-        if entityNumberMaps[table] != nil {
-            entityNumberMaps[table] = nil
-            linkReadsCounted[table] = 0
+        if linkReads[table]?.stamp != stamp {
+            guard case .integer(let largest)? = try database.query("SELECT MAX(Z_PK) FROM \(table)").first?.first
+            else {
+                // An empty table (or keys that are not integers, which the join reports).
+                linkReads[table] = LinkReads(stamp: stamp, threshold: Self.linkReadsBeforeMap)
+                return nil
+            }
+            let rows = Int(clamping: largest)
+            linkReads[table] = LinkReads(stamp: stamp, threshold: Swift.max(Self.linkReadsBeforeMap, rows / 4))
         }
-        let read = linkReadsCounted[table, default: 0] + count
-        linkReadsCounted[table] = read
-        guard read > Self.linkReadsBeforeMap else { return nil }
-        let map = try EntityNumbers.read(table, from: database, known: schema.entityByNumber)
-        entityNumberMaps[table] = (stamp, map)
-        return map
+        guard var reads = linkReads[table] else { return nil }
+        if reads.map != nil || reads.mapRefused { return reads.map }
+        reads.joined += joined
+        if reads.joined > reads.threshold {
+            reads.map = try EntityNumbers.read(table, from: database, known: schema.entityByNumber)
+            reads.mapRefused = reads.map == nil
+        }
+        linkReads[table] = reads
+        return reads.map
     }
 
-    /// How many owners asked for and links read through joins come before a table's entity numbers are mapped.
+    /// The fewest links read through joins with a table before its entity numbers are mapped.
     static let linkReadsBeforeMap = 5_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join

@@ -38,11 +38,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// The last UPDATE statement made: its entity, the columns it sets and its text (a save's updates of one entity
     /// usually set the same columns, so the text is made once, not per row).
     var lastUpdateSQL: (entity: String, columns: [String], sql: String)?
-    /// Each table's entity numbers by key (see ``EntityNumbers``), with the state of the database they were read in.
-    var entityNumberMaps: [String: (stamp: [Int64], map: EntityNumbers?)] = [:]
-    /// How much batched reads of links into each table asked for since the database last changed: owners asked for,
-    /// plus links read through joins with the table (see ``entityNumbers(of:adding:)``).
-    var linkReadsCounted: [String: Int] = [:]
+    /// What batched reads of links into each table have learnt since the database last changed (see
+    /// ``LinkReads``).
+    var linkReads: [String: LinkReads] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
     var isBulkLoading = false
     /// The INSERT statement of each entity (made once per entity).

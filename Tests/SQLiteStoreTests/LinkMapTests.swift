@@ -5,7 +5,7 @@ import Testing
 
 @testable import SQLiteStore
 
-/// Batched reads of a join table's links switch, after enough owners, from joining the destination table to a map of
+/// Batched reads of a join table's links switch, after enough links, from joining the destination table to a map of
 /// its rows' entities read once: they must give exactly what the join gives, links to missing rows left out, and see
 /// every change made since the map was read, by this connection or another.
 struct LinkMapTests {
@@ -25,7 +25,7 @@ struct LinkMapTests {
         return (coordinator, store, url)
     }
 
-    /// Every owner's friends, read in batches of a thousand (the map takes over after five batches).
+    /// Every owner's friends, read in batches of a thousand (4,000 links a batch: the map takes over during the second).
     static func batched(_ store: SQLiteStore, _ owners: [ManagedObjectID]) throws -> [ManagedObjectID:
         [ManagedObjectID]]
     {
@@ -49,7 +49,7 @@ struct LinkMapTests {
         let owners = try Self.owners(coordinator)
         #expect(owners.count == Self.count)
         let batched = try Self.batched(store, owners)
-        #expect(store.entityNumberMaps.values.contains { $0.map != nil })
+        #expect(store.linkReads.values.contains { $0.map != nil })
         for owner in owners {
             // One object's destinations always come through the join.
             let joined = try store.destinations(of: owner, relationship: "friends")
@@ -73,7 +73,7 @@ struct LinkMapTests {
         let (coordinator, store, url) = try Self.store()
         let owners = try Self.owners(coordinator)
         _ = try Self.batched(store, owners)
-        // The last owner's batch is read through the map (the first five batches are joined).
+        // The last owner's batch is read through the map (the first batch is joined).
         let first = try #require(owners.last)
         guard case .joinTable(let table, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
         else {
@@ -86,7 +86,7 @@ struct LinkMapTests {
             "INSERT INTO \"\(table)\" (\"\(source)\", \"\(target)\") VALUES (\(first.primaryKey), 999999), (\(first.primaryKey), 3)"
         )
         var after = try Self.batched(store, owners)
-        #expect(store.entityNumberMaps.values.contains { $0.map != nil })
+        #expect(store.linkReads.values.contains { $0.map != nil })
         var joined = try store.destinations(of: first, relationship: "friends")
         #expect(after[first] == joined)
         #expect(joined.count == 5)
@@ -110,10 +110,10 @@ struct LinkMapTests {
         let (coordinator, store, url) = try Self.store()
         let teams = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Team"))
             .map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
-        #expect(store.entityNumberMaps.isEmpty)
+        #expect(store.linkReads.isEmpty)
         let members = try store.destinations(of: teams, relationship: "members")
         let table = store.schema.table(of: "Person")
-        #expect(store.entityNumberMaps[table]?.map != nil)
+        #expect(store.linkReads[table]?.map != nil)
         var total = 0
         for team in teams {
             let joined = try store.destinations(of: team, relationship: "members")
@@ -128,7 +128,7 @@ struct LinkMapTests {
         let last = try #require(try store.destinations(of: lastTeam, relationship: "members").last)
         try SQLiteScript.execute(url, "UPDATE \(table) SET Z_ENT = 99 WHERE Z_PK = \(last.primaryKey)")
         #expect(throws: StoreError.self) { try store.destinations(of: teams, relationship: "members") }
-        #expect(store.entityNumberMaps[table] != nil && store.entityNumberMaps[table]?.map == nil)
+        #expect(store.linkReads[table]?.mapRefused == true)
         #expect(throws: StoreError.self) { try store.destinations(of: lastTeam, relationship: "members") }
     }
 }

@@ -118,19 +118,31 @@ struct JSONBytes {
 
     /// A line break and two spaces per level.
     mutating func newline(_ level: Int) {
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Swift.max(0, level * 2)))
+        let width = Swift.max(0, level * 2)
+        if width < Self.lineStarts.count {
+            bytes.append(contentsOf: Self.lineStarts[...width])
+        } else {
+            bytes.append(UInt8(ascii: "\n"))
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width))
+        }
     }
 
+    /// A line break and the spaces of the usual indentation levels, copied from in one piece.
+    private static let lineStarts = [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 32)
+
+    /// An integer in decimal digits, formatted in a small buffer and appended in one piece.
     mutating func append(integer value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            var magnitude = value.magnitude
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// An attribute's value as dump writes it (``ObjectOutput/json(_:)-(AttributeValue)`` then `write(to:indent:)`,

@@ -222,8 +222,8 @@ final class URIText {
         }
     }
 
-    /// The prefixes made so far, the latest first. Documents have few entities: a short scan comparing strings (which
-    /// compare by storage first, and IDs of one store share theirs) is cheaper than hashing them.
+    /// The prefixes made so far. Documents have few entities: a short scan comparing strings (which compare by storage
+    /// first, and IDs of one store share theirs) is cheaper than hashing them.
     private var prefixes: [Prefix] = []
 
     /// `x-coredata://UUID/Entity/pN`, exactly as ``ManagedObjectID/uriString`` writes it.
@@ -247,14 +247,12 @@ final class URIText {
     /// The prefix of a permanent ID.
     private func prefix(_ id: ManagedObjectID) -> Prefix? {
         guard !id.isTemporary, let store = id.storeIdentifier else { return nil }
-        for (i, known) in prefixes.enumerated() where known.entity == id.entityName && known.store == store {
-            if i > 0 { prefixes.swapAt(i, i - 1) }
-            return known
-        }
+        let entity = id.entityName
+        for known in prefixes where known.entity == entity && known.store == store { return known }
         let full = id.uriString
         let text = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
-        let made = Prefix(store: store, entity: id.entityName, text: text)
-        prefixes.insert(made, at: 0)
+        let made = Prefix(store: store, entity: entity, text: text)
+        prefixes.append(made)
         return made
     }
 }

@@ -167,15 +167,16 @@ package enum DateText {
 
     /// A number that is not negative in decimal digits, with leading zeros up to `width` digits.
     static func write(_ value: Int64, width: Int, into bytes: inout [UInt8]) {
-        let start = bytes.count
-        var rest = value.magnitude
-        var digits = 0
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-            digits += 1
-        } while rest > 0 || digits < width
-        bytes[start...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            var rest = value.magnitude
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 || (digits.count - start < width && start > 0)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
