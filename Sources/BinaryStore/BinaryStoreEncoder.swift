@@ -267,13 +267,13 @@ struct BinaryStoreEncoder {
         }
         for relationship in plan.relationships {
             if relationship.isToMany {
-                let ids = snapshot.toMany[relationship.name] ?? []
+                let ids = snapshot[toMany: relationship.name] ?? []
                 varint(UInt64(ids.count))
                 for id in ids {
                     varint(UInt64(entityIndex[id.entityName] ?? 0))
                     varint(UInt64(id.primaryKey))
                 }
-            } else if let id = snapshot.toOne[relationship.name] ?? nil {
+            } else if let id = snapshot[toOne: relationship.name] ?? nil {
                 varint(UInt64((entityIndex[id.entityName] ?? 0) + 1))
                 varint(UInt64(id.primaryKey))
             } else {

@@ -196,6 +196,7 @@ extension SQLiteStore {
         }
         struct ToOne {
             let name: String
+            let slot: Int
             let destination: String
             let index: Int32
             let entityIndex: Int32?
@@ -204,8 +205,8 @@ extension SQLiteStore {
         let layout: EntityLayout
         let attributes: [Attribute]
         let toOnes: [ToOne]
-        let nullToOnes: [String]
-        let toManyNames: Set<String>
+        /// The snapshot's relationships before a row's to-ones are read: every to-many a fault, every to-one `nil`.
+        let relationships: [RelationshipSlotValue]
     }
 
     func rowPlan(entityName: String, columns: [String: Int32]) -> RowPlan? {
@@ -230,25 +231,28 @@ extension SQLiteStore {
                     external: attribute.allowsExternalBinaryDataStorage, index: index, members: []))
         }
         var toOnes: [RowPlan.ToOne] = []
-        var nullToOnes: [String] = []
-        var toManyNames = Set<String>()
-        for relationship in layout.relationships where !relationship.isTransient {
-            if relationship.isToMany {
-                toManyNames.insert(relationship.name)
-            } else if let column = schema.toOneColumns[entityName]?[relationship.name],
-                let index = columns[column.column]
-            {
-                toOnes.append(
-                    .init(
-                        name: relationship.name, destination: relationship.destinationEntityName, index: index,
-                        entityIndex: column.entityColumn.flatMap { columns[$0] }))
+        var relationships: [RelationshipSlotValue] = []
+        for (slot, relationship) in layout.relationships.enumerated() {
+            if relationship.isTransient {
+                relationships.append(.absent)
+            } else if relationship.isToMany {
+                relationships.append(.toManyFault)
             } else {
-                nullToOnes.append(relationship.name)
+                // A to-one without a column (or one the row lacks) points nowhere.
+                relationships.append(.toOne(nil))
+                if let column = schema.toOneColumns[entityName]?[relationship.name],
+                    let index = columns[column.column]
+                {
+                    toOnes.append(
+                        .init(
+                            name: relationship.name, slot: slot, destination: relationship.destinationEntityName,
+                            index: index, entityIndex: column.entityColumn.flatMap { columns[$0] }))
+                }
             }
         }
         return RowPlan(
-            entityName: entityName, layout: layout, attributes: attributes, toOnes: toOnes, nullToOnes: nullToOnes,
-            toManyNames: toManyNames)
+            entityName: entityName, layout: layout, attributes: attributes, toOnes: toOnes,
+            relationships: relationships)
     }
 
     /// Whether a lenient read leaves out a destination row whose `Z_ENT` is not an entity of the destination's kind
@@ -360,27 +364,18 @@ extension SQLiteStore {
                 }
                 values[attribute.slot] = value
             }
-            var snapshot = ObjectSnapshot(
-                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
-                layout: plan.layout, values: values)
-            snapshot.rawKeys = rawKeys
-            snapshot.toManyFaults = plan.toManyNames
-            for name in plan.nullToOnes { snapshot.toOne[name] = .some(nil) }
+            var relationships = plan.relationships
             for toOne in plan.toOnes {
-                guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else {
-                    snapshot.toOne[toOne.name] = .some(nil)
-                    continue
-                }
+                guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else { continue }
                 if let entityIndex = toOne.entityIndex {
-                    snapshot.toOne[toOne.name] = try objectID(
+                    let destination = try objectID(
                         statement, key: toOne.index, entity: entityIndex, table: "\(table).\(toOne.name)")
-                    if let destination = snapshot.toOne[toOne.name] ?? nil,
-                        !model.entity(destination.entityName, isKindOf: toOne.destination)
-                    {
+                    if !model.entity(destination.entityName, isKindOf: toOne.destination) {
                         throw SQLiteStoreError(
                             .malformed, path: database.path,
                             "\(id).\(toOne.name) points at a \(destination.entityName), not a \(toOne.destination)")
                     }
+                    relationships[toOne.slot] = .toOne(destination)
                 } else {
                     guard sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
                         sqlite3_column_int64(statement, toOne.index) > 0
@@ -390,11 +385,16 @@ extension SQLiteStore {
                             "\(id).\(toOne.name) holds \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, toOne.index))), not an object key"
                         )
                     }
-                    snapshot.toOne[toOne.name] = ManagedObjectID(
-                        entityName: toOne.destination, storeIdentifier: identifier,
-                        primaryKey: sqlite3_column_int64(statement, toOne.index))
+                    relationships[toOne.slot] = .toOne(
+                        ManagedObjectID(
+                            entityName: toOne.destination, storeIdentifier: identifier,
+                            primaryKey: sqlite3_column_int64(statement, toOne.index)))
                 }
             }
+            var snapshot = ObjectSnapshot(
+                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
+                layout: plan.layout, values: values, relationships: relationships)
+            snapshot.rawKeys = rawKeys
             body(snapshot)
         }
     }
@@ -772,11 +772,11 @@ final class RowView: KeyValueCoding {
 
     func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
-        if let id = snapshot.toOne[key] {
+        if let id = snapshot[toOne: key] {
             guard let id else { return .null }
             return try resolver.snapshot(id).map { .object(RowView($0, resolver: resolver)) } ?? .null
         }
-        if snapshot.toManyFaults.contains(key) {
+        if snapshot.isToManyFault(key) {
             var items: [PredicateValue] = []
             for id in try resolver.destinations(of: snapshot.objectID, key) {
                 if let row = try resolver.snapshot(id) { items.append(.object(RowView(row, resolver: resolver))) }

@@ -162,8 +162,8 @@ struct XMLStoreWriter {
         for (relationship, xmlName, destination) in plan.relationships {
             let ids: [ManagedObjectID] =
                 relationship.isToMany
-                ? snapshot.toMany[relationship.name] ?? []
-                : (snapshot.toOne[relationship.name] ?? nil).map { [$0] } ?? []
+                ? snapshot[toMany: relationship.name] ?? []
+                : (snapshot[toOne: relationship.name] ?? nil).map { [$0] } ?? []
             append(
                 "        <relationship name=\"\(xmlName)\" type=\"\(relationship.isToMany ? "0/0" : "1/1")\" destination=\"\(destination)\""
             )

@@ -38,6 +38,23 @@ final class EntityOutputPlan {
         self.transformables = transformables.sorted { $0.0 < $1.0 }
     }
 
+    /// Each member's line start at one indentation level: a line break, the indentation, the quoted name and `: `.
+    private var memberStarts: (level: Int, starts: [[UInt8]])?
+
+    /// The member line starts at `level`, made once per level.
+    private func starts(at level: Int) -> [[UInt8]] {
+        if let memberStarts, memberStarts.level == level { return memberStarts.starts }
+        let starts = members.map { member in
+            var out = JSONBytes(capacity: 64)
+            out.newline(level)
+            out.append(string: member.name)
+            out.append(literal: ": ")
+            return out.bytes
+        }
+        memberStarts = (level, starts)
+        return starts
+    }
+
     /// The plans of the entities met so far.
     final class Cache {
         private var plans: [ObjectIdentifier: EntityOutputPlan] = [:]
@@ -69,23 +86,22 @@ final class EntityOutputPlan {
     func writeJSON(_ object: ManagedObject, uris: URIText, to out: inout JSONBytes, indent level: Int) throws {
         out.append(byte: UInt8(ascii: "{"))
         out.newline(level + 1)
-        out.append("\"entity\": ")
+        out.append(literal: "\"entity\": ")
         out.append(string: object.entity.name)
         out.append(byte: UInt8(ascii: ","))
         out.newline(level + 1)
-        out.append("\"uri\": ")
+        out.append(literal: "\"uri\": ")
         uris.write(object.objectID, to: &out)
         out.append(byte: UInt8(ascii: ","))
         out.newline(level + 1)
-        out.append("\"values\": ")
+        out.append(literal: "\"values\": ")
         if members.isEmpty {
-            out.append("{}")
+            out.append(literal: "{}")
         } else {
             out.append(byte: UInt8(ascii: "{"))
-            for (i, (name, member)) in members.enumerated() {
-                out.newline(level + 2)
-                out.append(string: name)
-                out.append(": ")
+            let starts = starts(at: level + 2)
+            for (i, (_, member)) in members.enumerated() {
+                out.append(bytes: starts[i])
                 switch member {
                 case .attribute(let slot):
                     out.append(value: try object.attributeValue(atSlot: slot), indent: level + 2)
@@ -96,7 +112,7 @@ final class EntityOutputPlan {
                             ids.sort { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
                         }
                         if ids.isEmpty {
-                            out.append("[]")
+                            out.append(literal: "[]")
                         } else {
                             out.append(byte: UInt8(ascii: "["))
                             for (j, id) in ids.enumerated() {
@@ -110,7 +126,7 @@ final class EntityOutputPlan {
                     } else if let id = ids.first {
                         uris.write(id, to: &out)
                     } else {
-                        out.append("null")
+                        out.append(literal: "null")
                     }
                 }
                 if i < members.count - 1 { out.append(byte: UInt8(ascii: ",")) }

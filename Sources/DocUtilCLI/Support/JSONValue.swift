@@ -100,6 +100,11 @@ struct JSONBytes {
     /// Bytes copied as they are.
     mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
 
+    /// Fixed text copied as it is (no escaping), without going through `String`.
+    mutating func append(literal text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
     /// A UUID as a JSON string in `uuidString`'s form (upper-case hexadecimal, `8-4-4-4-12`).
     mutating func append(uuid: UUID) {
         let hex: StaticString = "0123456789ABCDEF"
@@ -149,11 +154,11 @@ struct JSONBytes {
     /// the same bytes), without building a ``JSONValue`` for the common types.
     mutating func append(value: AttributeValue, indent: Int) {
         switch value {
-        case .null: append("null")
+        case .null: append(literal: "null")
         case .integer16(let v): append(integer: Int64(v))
         case .integer32(let v): append(integer: Int64(v))
         case .integer64(let v): append(integer: v)
-        case .boolean(let b): append(b ? "true" : "false")
+        case .boolean(let b): b ? append(literal: "true") : append(literal: "false")
         case .string(let s): append(string: s)
         case .double(let d) where d.isFinite: append(d.description)
         // Neither text has a character JSON escapes: both are written straight between quotes.
@@ -175,6 +180,16 @@ struct JSONBytes {
         bytes.append(UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { utf8 in
+            // Most strings need no escape: one scan, then one copy.
+            var plain = true
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                plain = false
+                break
+            }
+            if plain {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             var start = 0
             for (i, byte) in utf8.enumerated()
             where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {

@@ -689,8 +689,8 @@ public final class ManagedObjectContext {
             if !(keepLocalChanges && changedHere) {
                 object.relationshipSlots[i] =
                     relationship.isToMany
-                    ? .unresolvedToMany(stored.toMany[relationship.name] ?? [])
-                    : .unresolvedToOne(stored.toOne[relationship.name] ?? nil)
+                    ? .unresolvedToMany(stored[toMany: relationship.name] ?? [])
+                    : .unresolvedToOne(stored[toOne: relationship.name] ?? nil)
             }
         }
         object.storeVersion = stored.version

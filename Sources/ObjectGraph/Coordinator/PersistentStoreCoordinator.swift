@@ -264,14 +264,14 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The destinations of a to-many relationship that arrived as a fault.
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
-            if let cached = state.rowCache[id], let ids = cached.toMany[relationship] { return ids }
+            if let cached = state.rowCache[id], let ids = cached[toMany: relationship] { return ids }
             guard let entry = state.entry(for: id) else {
                 throw StoreError(.unsupported, "\(id): no store with UUID \(id.storeIdentifier ?? "none") is added")
             }
             if let incremental = entry.store as? any IncrementalStore {
                 return try incremental.destinations(of: id, relationship: relationship)
             }
-            return entry.objects[id]?.toMany[relationship] ?? []
+            return entry.objects[id]?[toMany: relationship] ?? []
         }
     }
 
@@ -283,7 +283,7 @@ public final class PersistentStoreCoordinator: Sendable {
             var result: [ManagedObjectID: [ManagedObjectID]] = [:]
             var byStore: [String: [ManagedObjectID]] = [:]
             for id in ids {
-                if let cached = state.rowCache[id], let destinations = cached.toMany[relationship] {
+                if let cached = state.rowCache[id], let destinations = cached[toMany: relationship] {
                     result[id] = destinations
                 } else {
                     byStore[id.storeIdentifier ?? "", default: []].append(id)
@@ -298,7 +298,7 @@ public final class PersistentStoreCoordinator: Sendable {
                         result[id] = destinations
                     }
                 } else {
-                    for id in storeIDs { result[id] = entry.objects[id]?.toMany[relationship] ?? [] }
+                    for id in storeIDs { result[id] = entry.objects[id]?[toMany: relationship] ?? [] }
                 }
             }
             return result

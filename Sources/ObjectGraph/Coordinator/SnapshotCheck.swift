@@ -14,8 +14,8 @@ public enum SnapshotCheck {
         for (i, snapshot) in snapshots.enumerated() { byID[snapshot.objectID] = i }
         var problems: [StoreProblem] = []
         func destinations(_ snapshot: ObjectSnapshot, _ name: String) -> [ManagedObjectID] {
-            if let many = snapshot.toMany[name] { return many }
-            if let one = snapshot.toOne[name], let id = one { return [id] }
+            if let many = snapshot[toMany: name] { return many }
+            if let one = snapshot[toOne: name], let id = one { return [id] }
             return []
         }
         for snapshot in snapshots {
@@ -61,7 +61,7 @@ public enum SnapshotCheck {
                     for name in constraint {
                         if case let value = snapshot[attribute: name], !value.isNull {
                             key.append(value.literalText)
-                        } else if let one = snapshot.toOne[name], let destination = one {
+                        } else if let one = snapshot[toOne: name], let destination = one {
                             key.append(destination.uriString)
                         } else {
                             key = []

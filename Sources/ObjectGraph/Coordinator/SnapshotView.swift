@@ -11,10 +11,10 @@ final class SnapshotView: KeyValueCoding {
 
     func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
-        if let destination = snapshot.toOne[key] {
+        if let destination = snapshot[toOne: key] {
             return destination.flatMap(lookup).map { .object(SnapshotView($0, lookup: lookup)) } ?? .null
         }
-        if let destinations = snapshot.toMany[key] {
+        if let destinations = snapshot[toMany: key] {
             return .collection(
                 destinations.compactMap(lookup).map { .object(SnapshotView($0, lookup: lookup)) }, ordered: true)
         }

@@ -238,7 +238,7 @@ final class StoreEntry: @unchecked Sendable {
         var snapshots = try snapshots(of: ids, from: incremental, rowCache: &rowCache, caching: false)
         var pending: [String: [Int]] = [:]
         for (i, snapshot) in snapshots.enumerated() {
-            for name in snapshot.toManyFaults { pending[name, default: []].append(i) }
+            snapshot.forEachToManyFault { name in pending[name, default: []].append(i) }
         }
         for (name, positions) in pending.sorted(by: { $0.key < $1.key }) {
             let found = try incremental.destinations(of: positions.map { snapshots[$0].objectID }, relationship: name)
@@ -247,8 +247,7 @@ final class StoreEntry: @unchecked Sendable {
                     throw StoreError(
                         .io, path: store.description.url?.path, "cannot read \(name) of \(snapshots[i].objectID)")
                 }
-                snapshots[i].toMany[name] = destinations
-                snapshots[i].toManyFaults.remove(name)
+                snapshots[i].setDestinations(destinations, ofToMany: name)
             }
         }
         return snapshots

@@ -198,15 +198,26 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
 
     /// The relationships (as IDs, resolved when first used) and version of a snapshot.
     private func fillRelationships(from snapshot: ObjectSnapshot) {
+        storeVersion = snapshot.version
+        if let slotted = snapshot.slottedRelationships, slotted.layout === entity {
+            for (i, _, isToMany) in entity.storedRelationships where i < slotted.values.count {
+                switch slotted.values[i] {
+                case .toManyFault: relationshipSlots[i] = .toManyFault
+                case .toMany(let ids): relationshipSlots[i] = .unresolvedToMany(ids)
+                case .toOne(let id): relationshipSlots[i] = .unresolvedToOne(id)
+                case .absent: relationshipSlots[i] = isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+                }
+            }
+            return
+        }
         for (i, name, isToMany) in entity.storedRelationships {
             if isToMany {
                 relationshipSlots[i] =
-                    snapshot.toManyFaults.contains(name) ? .toManyFault : .unresolvedToMany(snapshot.toMany[name] ?? [])
+                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? [])
             } else {
-                relationshipSlots[i] = .unresolvedToOne(snapshot.toOne[name] ?? nil)
+                relationshipSlots[i] = .unresolvedToOne(snapshot[toOne: name] ?? nil)
             }
         }
-        storeVersion = snapshot.version
     }
 
     /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.

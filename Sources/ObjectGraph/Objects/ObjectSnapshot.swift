@@ -29,12 +29,52 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// layout copies without looking anything up by name.
     package private(set) var slotted: SlotValues?
     /// To-one relationships by name: the destination, or `nil`.
-    public var toOne: [String: ManagedObjectID?]
+    ///
+    /// Like ``attributes``, relationships a store read by its entity's slots stay that way until one of ``toOne``,
+    /// ``toMany`` or ``toManyFaults`` is changed; ``subscript(toOne:)`` and ``subscript(toMany:)`` read either form
+    /// without making dictionaries.
+    public var toOne: [String: ManagedObjectID?] {
+        get { slottedRelationships?.dictionaries.toOne ?? namedToOne }
+        set {
+            unslotRelationships()
+            namedToOne = newValue
+        }
+        _modify {
+            unslotRelationships()
+            yield &namedToOne
+        }
+    }
     /// To-many relationships by name: the destinations, in order for ordered relationships.
-    public var toMany: [String: [ManagedObjectID]]
+    public var toMany: [String: [ManagedObjectID]] {
+        get { slottedRelationships?.dictionaries.toMany ?? namedToMany }
+        set {
+            unslotRelationships()
+            namedToMany = newValue
+        }
+        _modify {
+            unslotRelationships()
+            yield &namedToMany
+        }
+    }
     /// To-many relationships the store did not load: they fault separately, on first use
     /// (`IncrementalStore.destinations(of:relationship:)`).
-    public var toManyFaults: Set<String> = []
+    public var toManyFaults: Set<String> {
+        get { slottedRelationships?.dictionaries.faults ?? namedFaults }
+        set {
+            unslotRelationships()
+            namedFaults = newValue
+        }
+        _modify {
+            unslotRelationships()
+            yield &namedFaults
+        }
+    }
+    private var namedToOne: [String: ManagedObjectID?]
+    private var namedToMany: [String: [ManagedObjectID]]
+    private var namedFaults: Set<String> = []
+    /// The relationships by the slots of an entity layout, when a store read them that way: what filling an object of
+    /// that layout copies without a dictionary per object.
+    package private(set) var slottedRelationships: SlotRelationships?
     /// Attributes whose stored values did not fit their type and were kept as they are, because the store was
     /// opened to read leniently (`docutil dump --lenient`): the object keeps them raw instead of failing to load.
     public var rawKeys: Set<String> = []
@@ -53,8 +93,8 @@ public struct ObjectSnapshot: Sendable, Hashable {
         self.objectID = objectID
         self.version = version
         self.named = attributes
-        self.toOne = toOne
-        self.toMany = toMany
+        self.namedToOne = toOne
+        self.namedToMany = toMany
     }
 
     /// Creates a snapshot whose attribute values are held by the slots of the entity's layout.
@@ -64,13 +104,83 @@ public struct ObjectSnapshot: Sendable, Hashable {
     ///   - layout: the layout of the object's entity.
     ///   - values: one value per attribute of the layout, in its order (``AttributeValue/null`` for nil and for
     ///     transient attributes).
-    package init(objectID: ManagedObjectID, version: Int64, layout: EntityLayout, values: [AttributeValue]) {
+    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot (then
+    ///     ``toOne`` and ``toMany`` start empty).
+    package init(
+        objectID: ManagedObjectID, version: Int64, layout: EntityLayout, values: [AttributeValue],
+        relationships: [RelationshipSlotValue]? = nil
+    ) {
         self.objectID = objectID
         self.version = version
         self.named = [:]
         self.slotted = SlotValues(layout: layout, values: values)
-        self.toOne = [:]
-        self.toMany = [:]
+        self.namedToOne = [:]
+        self.namedToMany = [:]
+        self.slottedRelationships = relationships.map { SlotRelationships(layout: layout, values: $0) }
+    }
+
+    /// Moves relationships held by slot into the dictionaries, before one of them is changed.
+    private mutating func unslotRelationships() {
+        guard let slotted = slottedRelationships else { return }
+        (namedToOne, namedToMany, namedFaults) = slotted.dictionaries
+        slottedRelationships = nil
+    }
+
+    /// The destination of to-one relationship `name`: `nil` when the snapshot holds no such to-one, `.some(nil)`
+    /// when it points nowhere (``toOne``'s entry, without making the dictionary).
+    /// - Parameter name: the relationship's name.
+    public subscript(toOne name: String) -> ManagedObjectID?? {
+        guard let slotted = slottedRelationships else { return namedToOne[name] }
+        guard let slot = slotted.layout.relationshipSlot(named: name), slot < slotted.values.count,
+            case .toOne(let id) = slotted.values[slot]
+        else { return nil }
+        return .some(id)
+    }
+
+    /// The destinations of to-many relationship `name`, `nil` when the snapshot holds none for it (``toMany``'s entry,
+    /// without making the dictionary).
+    /// - Parameter name: the relationship's name.
+    public subscript(toMany name: String) -> [ManagedObjectID]? {
+        guard let slotted = slottedRelationships else { return namedToMany[name] }
+        guard let slot = slotted.layout.relationshipSlot(named: name), slot < slotted.values.count,
+            case .toMany(let ids) = slotted.values[slot]
+        else { return nil }
+        return ids
+    }
+
+    /// Whether to-many relationship `name` was left for a separate read (it is in ``toManyFaults``).
+    /// - Parameter name: the relationship's name.
+    /// - Returns: `true` when it is a fault.
+    public func isToManyFault(_ name: String) -> Bool {
+        guard let slotted = slottedRelationships else { return namedFaults.contains(name) }
+        guard let slot = slotted.layout.relationshipSlot(named: name), slot < slotted.values.count,
+            case .toManyFault = slotted.values[slot]
+        else { return false }
+        return true
+    }
+
+    /// Calls `body` with the name of each to-many relationship left for a separate read, without making a set.
+    package func forEachToManyFault(_ body: (String) -> Void) {
+        guard let slotted = slottedRelationships else {
+            for name in namedFaults { body(name) }
+            return
+        }
+        for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
+            if case .toManyFault = value { body(slotted.layout.relationships[slot].name) }
+        }
+    }
+
+    /// Sets the destinations of to-many relationship `name`, which is no longer a fault: by slot when the snapshot
+    /// holds its relationships that way.
+    package mutating func setDestinations(_ ids: [ManagedObjectID], ofToMany name: String) {
+        if let slot = slottedRelationships?.layout.relationshipSlot(named: name),
+            slot < slottedRelationships?.values.count ?? 0
+        {
+            slottedRelationships?.values[slot] = .toMany(ids)
+            return
+        }
+        toMany[name] = ids
+        toManyFaults.remove(name)
     }
 
     /// Whether two snapshots hold the same object, version, values and relationships (however their values are held).
@@ -140,5 +250,43 @@ package struct SlotValues: Sendable {
             result[name] = values[slot]
         }
         return result
+    }
+}
+
+/// One relationship of a snapshot held by slot (see `ObjectSnapshot.slottedRelationships`).
+package enum RelationshipSlotValue: Sendable {
+    /// Not held (a transient relationship): absent from ``ObjectSnapshot/toOne`` and ``ObjectSnapshot/toMany``.
+    case absent
+    /// A to-one's destination, or `nil`.
+    case toOne(ManagedObjectID?)
+    /// A to-many's destinations.
+    case toMany([ManagedObjectID])
+    /// A to-many left for a separate read.
+    case toManyFault
+}
+
+/// Relationships held by the slots of an entity layout.
+package struct SlotRelationships: Sendable {
+    /// The layout the values follow.
+    package let layout: EntityLayout
+    /// One value per relationship of the layout.
+    package var values: [RelationshipSlotValue]
+
+    /// The relationships by name, as ``ObjectSnapshot/toOne``, ``ObjectSnapshot/toMany`` and
+    /// ``ObjectSnapshot/toManyFaults`` hold them.
+    var dictionaries: (toOne: [String: ManagedObjectID?], toMany: [String: [ManagedObjectID]], faults: Set<String>) {
+        var toOne: [String: ManagedObjectID?] = [:]
+        var toMany: [String: [ManagedObjectID]] = [:]
+        var faults: Set<String> = []
+        for (slot, value) in values.enumerated() where slot < layout.relationships.count {
+            let name = layout.relationships[slot].name
+            switch value {
+            case .absent: break
+            case .toOne(let id): toOne[name] = .some(id)
+            case .toMany(let ids): toMany[name] = ids
+            case .toManyFault: faults.insert(name)
+            }
+        }
+        return (toOne, toMany, faults)
     }
 }

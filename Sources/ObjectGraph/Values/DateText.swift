@@ -76,12 +76,40 @@ package enum DateText {
     /// Appends ``iso8601(_:)``'s text of a date to a byte buffer, without making a string.
     package static func writeISO8601(_ date: Date, into bytes: inout [UInt8]) {
         guard let parts = Parts(date) else { return bytes.append(contentsOf: far(date).utf8) }
-        parts.writeDate(into: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        parts.writeTime(into: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        write(parts.milliseconds, width: 3, into: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        guard (0...9999).contains(parts.year) else {
+            parts.writeDate(into: &bytes)
+            bytes.append(UInt8(ascii: "T"))
+            parts.writeTime(into: &bytes)
+            bytes.append(UInt8(ascii: "."))
+            write(parts.milliseconds, width: 3, into: &bytes)
+            bytes.append(UInt8(ascii: "Z"))
+            return
+        }
+        // The usual four-digit year: `yyyy-MM-ddTHH:mm:ss.SSSZ`, 24 bytes filled in place and appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func put(_ value: Int64, _ width: Int, at end: Int) {
+                var rest = value
+                for i in stride(from: end - 1, through: end - width, by: -1) {
+                    text[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            put(parts.year, 4, at: 4)
+            text[4] = UInt8(ascii: "-")
+            put(parts.month, 2, at: 7)
+            text[7] = UInt8(ascii: "-")
+            put(parts.day, 2, at: 10)
+            text[10] = UInt8(ascii: "T")
+            put(parts.hour, 2, at: 13)
+            text[13] = UInt8(ascii: ":")
+            put(parts.minute, 2, at: 16)
+            text[16] = UInt8(ascii: ":")
+            put(parts.second, 2, at: 19)
+            text[19] = UInt8(ascii: ".")
+            put(parts.milliseconds, 3, at: 23)
+            text[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 
     /// ISO 8601 in UTC to the second, as XML property lists write dates: `2024-05-10T18:14:06Z`.
