@@ -94,8 +94,7 @@ struct Query: ParsableCommand {
             // Every object's to-many relationships are written: read them in one go, not one query per object.
             try opened.context.prefetchToManyRelationships(of: objects)
             let ordered = request.sortDescriptors.isEmpty ? ObjectOutput.sorted(objects) : objects
-            FileHandle.standardOutput.write(
-                Data(try ObjectOutput.render(ordered, as: format, model: opened.model).utf8))
+            try ObjectOutput.write(ordered, as: format, model: opened.model, to: FileHandle.standardOutput)
         }
     }
 }

@@ -203,6 +203,29 @@ enum ObjectOutput {
             format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))
         return stream.begin() + (try stream.write(objects)) + stream.end()
     }
+
+    /// Writes what ``render(_:as:model:)`` makes to `output` a megabyte at a time, without making the whole text.
+    static func write(
+        _ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel, to output: FileHandle
+    ) throws {
+        var stream = ObjectStream(
+            format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))
+        var buffer = JSONBytes(capacity: 1 << 20)
+        func flush() throws {
+            try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+            buffer.removeAll()
+        }
+        buffer.append(stream.begin())
+        var start = 0
+        while start < objects.count {
+            let end = min(start + 1_000, objects.count)
+            try stream.write(objects[start..<end], to: &buffer)
+            if buffer.bytes.count >= 1 << 20 { try flush() }
+            start = end
+        }
+        buffer.append(stream.end())
+        try flush()
+    }
 }
 
 /// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity.
@@ -286,7 +309,7 @@ struct ObjectStream {
     }
 
     /// Appends the objects' text to a byte buffer.
-    mutating func write(_ objects: [ManagedObject], to out: inout JSONBytes) throws {
+    mutating func write(_ objects: some Collection<ManagedObject>, to out: inout JSONBytes) throws {
         for object in objects {
             switch format {
             case .json:
