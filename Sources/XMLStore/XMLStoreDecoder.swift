@@ -81,7 +81,10 @@ struct XMLStoreDecoder {
             let values = object.values ?? []
             let members = object.attributes
             let relationships = lowerRelationships[entityName] ?? [:]
-            var snapshot = ObjectSnapshot(objectID: id, version: 1, layout: layout, values: values)
+            // Relationships by slot: those the element does not name stay absent.
+            var snapshot = ObjectSnapshot(
+                objectID: id, version: 1, layout: layout, values: values,
+                relationships: Array(repeating: .absent, count: layout.relationships.count))
             for attribute in members {
                 do {
                     try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
@@ -115,8 +118,9 @@ struct XMLStoreDecoder {
                     }
                     ids.append(destination)
                 }
+                let slot = layout.relationshipSlot(named: description.name) ?? -1
                 if description.isToMany {
-                    snapshot.toMany[description.name] = ids
+                    if !snapshot.setRelationship(atSlot: slot, .toMany(ids)) { snapshot.toMany[description.name] = ids }
                 } else {
                     if ids.count > 1 {
                         try report(
@@ -125,7 +129,9 @@ struct XMLStoreDecoder {
                                 "to-one relationship \(entityName).\(description.name) has \(ids.count) destinations"),
                             .value, here, key: description.name)
                     }
-                    snapshot.toOne[description.name] = ids.first
+                    if !snapshot.setRelationship(atSlot: slot, .toOne(ids.first)) {
+                        snapshot.toOne[description.name] = ids.first
+                    }
                 }
             }
             snapshots.append(snapshot)

@@ -170,6 +170,15 @@ public struct ObjectSnapshot: Sendable, Hashable {
         }
     }
 
+    /// Sets relationship `slot` of the layout the snapshot holds its relationships by (it was made with
+    /// `relationships:`); otherwise, or for a slot out of range, does nothing and returns `false`.
+    @discardableResult
+    package mutating func setRelationship(atSlot slot: Int, _ value: RelationshipSlotValue) -> Bool {
+        guard slot >= 0, slot < slottedRelationships?.values.count ?? 0 else { return false }
+        slottedRelationships?.values[slot] = value
+        return true
+    }
+
     /// Sets the destinations of to-many relationship `name`, which is no longer a fault: by slot when the snapshot
     /// holds its relationships that way.
     package mutating func setDestinations(_ ids: [ManagedObjectID], ofToMany name: String) {
