@@ -151,8 +151,14 @@ extension SQLiteStore {
     /// - Throws: `StoreError` when a row cannot be read or a value does not fit the model.
     public func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         var byTable: [String: [ManagedObjectID]] = [:]
-        for id in ids where id.storeIdentifier == identifier && schema.entities[id.entityName] != nil {
-            byTable[schema.table(of: id.entityName), default: []].append(id)
+        // IDs come in runs of one entity: its table is looked up (and quoted) once per run.
+        var last: (entity: String, table: String?) = ("", nil)
+        for id in ids where id.storeIdentifier == identifier {
+            if id.entityName != last.entity || last.table == nil {
+                last = (id.entityName, schema.entities[id.entityName] != nil ? schema.table(of: id.entityName) : nil)
+            }
+            guard let table = last.table else { continue }
+            byTable[table, default: []].append(id)
         }
         var found: [ManagedObjectID: ObjectSnapshot] = [:]
         found.reserveCapacity(ids.count)
