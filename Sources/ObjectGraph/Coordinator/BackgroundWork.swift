@@ -30,9 +30,12 @@ package final class BackgroundWork<Value: Sendable>: Sendable {
     }
 
     /// Waits until the work is done (call once).
-    /// - Returns: what it returned, or why it failed.
+    /// - Returns: what it returned, or why it failed; the work keeps no reference to it.
     package func wait() -> Result<Value, StoreError> {
         finished.wait()
-        return result.withLock { $0 } ?? .failure(StoreError(.io, "background work ended without a result"))
+        return result.withLock { kept in
+            defer { kept = nil }
+            return kept
+        } ?? .failure(StoreError(.io, "background work ended without a result"))
     }
 }
