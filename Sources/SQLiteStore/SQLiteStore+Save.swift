@@ -81,7 +81,7 @@ extension SQLiteStore {
                 }
             }
             if conflicts.isEmpty {
-                for i in request.inserted.indices where !request.inserted[i].toMany.isEmpty {
+                for i in request.inserted.indices where request.inserted[i].hasToMany {
                     try writeToMany(request.inserted[i], only: nil)
                 }
                 for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
@@ -187,7 +187,7 @@ extension SQLiteStore {
                 }
             case .toOne(let name, let column, let entityColumn):
                 if let keys, !keys.contains(name) { continue }
-                let destination = snapshot.toOne[name] ?? nil
+                let destination = snapshot[toOne: name] ?? nil
                 body(column, destination.map { .integer($0.primaryKey) } ?? .null)
                 if let entityColumn {
                     body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
@@ -316,10 +316,10 @@ extension SQLiteStore {
     private func writeToMany(_ snapshot: ObjectSnapshot, only keys: Set<String>?) throws(SQLiteStoreError) {
         let entityName = snapshot.objectID.entityName
         let pk = Int64(snapshot.objectID.primaryKey)
-        for (name, ids) in snapshot.toMany where keys?.contains(name) != false {
-            guard let sql = toManySQL(entityName, name) else { continue }
+        try snapshot.forEachToMany { (name, ids) throws(SQLiteStoreError) in
+            guard keys?.contains(name) != false, let sql = toManySQL(entityName, name) else { return }
             if let clear = sql.clear { try database.run(clear, [.integer(pk)]) }
-            guard let add = sql.add, !ids.isEmpty else { continue }
+            guard let add = sql.add, !ids.isEmpty else { return }
             let statement = try database.statement(add)
             for (i, id) in ids.enumerated() {
                 switch sql.bindings {

@@ -65,6 +65,20 @@ struct SlottedRelationshipsTests {
         var faults: [String] = []
         slotted.forEachToManyFault { faults.append($0) }
         #expect(faults == ["tags"])
+        var toMany: [String: [ManagedObjectID]] = [:]
+        slotted.forEachToMany { toMany[$0] = $1 }
+        #expect(toMany == named.toMany)
+        #expect(slotted.hasToMany && named.hasToMany)
+        // Remapping destinations (a copy renumbering keys) keeps the slots and gives what the named form gives.
+        let shift = { (id: ManagedObjectID) in
+            ManagedObjectID(entityName: id.entityName, storeIdentifier: "T", primaryKey: id.primaryKey + 100)
+        }
+        let (movedSlotted, movedNamed) = (slotted.mappingDestinations(shift), named.mappingDestinations(shift))
+        #expect(movedSlotted.slottedRelationships != nil)
+        #expect(movedSlotted == movedNamed)
+        #expect(movedSlotted[toOne: "owner"] == shift(Self.id(2)))
+        #expect(movedSlotted[toMany: "parts"] == [shift(Self.id(3)), shift(Self.id(4))])
+        #expect(movedSlotted[toOne: "spare"] == .some(nil))
     }
 
     @Test func changesLeaveTheSlotsWhole() throws {

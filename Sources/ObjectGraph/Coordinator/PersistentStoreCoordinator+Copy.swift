@@ -401,10 +401,8 @@ extension ObjectSnapshot {
     func mappingIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) -> ObjectSnapshot {
         guard !mapping.isEmpty else { return self }
         func map(_ id: ManagedObjectID) -> ManagedObjectID { mapping[id] ?? id }
-        var copy = self
+        var copy = mappingDestinations(map)
         copy.objectID = map(objectID)
-        copy.toOne = toOne.mapValues { $0.map(map) }
-        copy.toMany = toMany.mapValues { $0.map(map) }
         return copy
     }
 }

@@ -24,11 +24,11 @@ public final class MigrationSourceObject: KeyValueCoding {
     ///   relationship naming an object the store does not hold.
     public func predicateValue(forKey key: String) throws(ObjectPredicateError) -> PredicateValue {
         if case let value = snapshot[attribute: key], !value.isNull { return PredicateValue(value) }
-        if let destination = snapshot.toOne[key] {
+        if let destination = snapshot[toOne: key] {
             guard let destination else { return .null }
             return .object(try graph.object(destination, from: self, key: key))
         }
-        if let destinations = snapshot.toMany[key] {
+        if let destinations = snapshot[toMany: key] {
             var objects: [PredicateValue] = []
             objects.reserveCapacity(destinations.count)
             for id in destinations { objects.append(.object(try graph.object(id, from: self, key: key))) }

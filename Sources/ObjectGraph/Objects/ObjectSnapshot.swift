@@ -170,6 +170,42 @@ public struct ObjectSnapshot: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with each to-many relationship the snapshot holds destinations for (``toMany``'s entries, in no
+    /// particular order), without making the dictionary.
+    package func forEachToMany<E: Error>(_ body: (String, [ManagedObjectID]) throws(E) -> Void) throws(E) {
+        guard let slotted = slottedRelationships else {
+            for (name, ids) in namedToMany { try body(name, ids) }
+            return
+        }
+        for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
+            if case .toMany(let ids) = value { try body(slotted.layout.relationships[slot].name, ids) }
+        }
+    }
+
+    /// Whether the snapshot holds destinations for any to-many relationship (``toMany`` is not empty).
+    package var hasToMany: Bool {
+        guard let slotted = slottedRelationships else { return !namedToMany.isEmpty }
+        return slotted.values.contains { if case .toMany = $0 { true } else { false } }
+    }
+
+    /// The snapshot with every relationship's destinations passed through `map`, kept by slot when held that way.
+    package func mappingDestinations(_ map: (ManagedObjectID) -> ManagedObjectID) -> ObjectSnapshot {
+        var copy = self
+        if let slotted = slottedRelationships {
+            copy.slottedRelationships?.values = slotted.values.map { value in
+                switch value {
+                case .toOne(let id): .toOne(id.map(map))
+                case .toMany(let ids): .toMany(ids.map(map))
+                case .absent, .toManyFault: value
+                }
+            }
+            return copy
+        }
+        copy.namedToOne = namedToOne.mapValues { $0.map(map) }
+        copy.namedToMany = namedToMany.mapValues { $0.map(map) }
+        return copy
+    }
+
     /// Sets relationship `slot` of the layout the snapshot holds its relationships by (it was made with
     /// `relationships:`); otherwise, or for a slot out of range, does nothing and returns `false`.
     @discardableResult
