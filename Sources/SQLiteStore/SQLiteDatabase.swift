@@ -20,7 +20,7 @@ enum SQLiteValue: Equatable {
 final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     let path: String
-    private var statements: [String: OpaquePointer] = [:]
+    private(set) var statements: [String: OpaquePointer] = [:]
 
     /// Opens a database file.
     /// - Parameter parameters: SQLite URI parameters (`mode=ro`, `immutable=1`); the file is then opened as a

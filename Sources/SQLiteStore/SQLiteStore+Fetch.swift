@@ -14,9 +14,10 @@ extension SQLiteStore {
             return []
         }
         let (sql, bindings, table, complete, sortedInSQL) = selection
+        let limited = Self.limited(sql, request, wholly: complete && (sortedInSQL || request.sortDescriptors.isEmpty))
         var ids: [ManagedObjectID] = []
         do {
-            try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
+            try database.query(limited, bindings) { (statement) throws(SQLiteStoreError) in
                 ids.append(try objectID(statement, key: 0, entity: 1, table: table))
             }
         } catch {
@@ -41,11 +42,18 @@ extension SQLiteStore {
         }
         var result: [ObjectSnapshot] = []
         do {
-            try readRows(sql, bindings, table: table) { result.append($0) }
+            try readRows(Self.limited(sql, request, wholly: true), bindings, table: table) { result.append($0) }
         } catch {
             throw storeError(error)
         }
         return result
+    }
+
+    /// A selection's SQL with the rows a context needs (``FetchRequest/storeLimit``) as its `LIMIT`, when SQL selects
+    /// and orders `wholly`; otherwise as it is (the matches are then found or ordered in memory, from every row).
+    static func limited(_ sql: String, _ request: FetchRequest, wholly: Bool) -> String {
+        guard wholly, request.storeLimit > 0 else { return sql }
+        return sql + " LIMIT \(request.storeLimit)"
     }
 
     /// The statement selecting a request's rows (`columns` of them) in its order, as far as SQL expresses it: the

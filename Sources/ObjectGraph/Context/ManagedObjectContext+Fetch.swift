@@ -16,12 +16,23 @@ extension ManagedObjectContext {
         } catch {
             throw .predicate(error)
         }
+        let kinds =
+            Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
+        let touched = touchedObjects(of: kinds)
+        // The stores need only the first offset + limit matches, and one more for each unsaved change (a changed or
+        // deleted object leaves the stored matches when they are merged with this context's changes).
+        var storeRequest = request
+        if request.fetchLimit > 0 {
+            let (needed, overflow) = request.fetchLimit.addingReportingOverflow(
+                max(0, request.fetchOffset) + (request.includesPendingChanges ? touched.count : 0))
+            storeRequest.storeLimit = overflow ? 0 : needed
+        }
         var results: [ManagedObject] = []
         if (request.returnsObjectsAsFaults && !request.includesPropertyValues) || request.fetchBatchSize > 0 {
             // Faults only: the store says which objects match; no row is read until one fires.
             let ids: [ManagedObjectID]
             do {
-                ids = try persistentStoreCoordinator.fetchObjectIDs(request)
+                ids = try persistentStoreCoordinator.fetchObjectIDs(storeRequest)
             } catch {
                 if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
@@ -35,7 +46,7 @@ extension ManagedObjectContext {
         } else {
             let snapshots: [ObjectSnapshot]
             do {
-                snapshots = try persistentStoreCoordinator.fetchSnapshots(request)
+                snapshots = try persistentStoreCoordinator.fetchSnapshots(storeRequest)
             } catch {
                 if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
@@ -55,9 +66,6 @@ extension ManagedObjectContext {
                 throw .object(error)
             }
         }
-        let kinds =
-            Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
-        let touched = touchedObjects(of: kinds)
         if request.includesPendingChanges, !touched.isEmpty {
             results = try merged(results, touched: touched, request: request)
         }

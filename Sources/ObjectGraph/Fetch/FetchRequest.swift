@@ -32,6 +32,11 @@ public struct FetchRequest: Sendable, Hashable {
     public var havingPredicate: ObjectPredicate?
     /// Relationship key paths whose destinations are loaded with the results.
     public var relationshipKeyPathsForPrefetching: [String]
+    /// The most matches a store needs to return, the first in the request's order (0: every match): set by a context
+    /// on the request it passes down when its offset and limit can be taken from that many (with room for its unsaved
+    /// changes), so that a store that orders and selects by itself reads no more rows than that. A store may return
+    /// more; the context applies ``fetchOffset`` and ``fetchLimit`` itself.
+    package var storeLimit = 0
 
     /// Creates a fetch request with Core Data's defaults.
     /// - Parameters:
