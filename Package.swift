@@ -117,7 +117,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "DocUtilCLITests",
-            dependencies: ["docutil", "ObjectGraph", "ModelFiles", "Documents", "TestSupport"],
+            dependencies: ["docutil", "DocUtilCLI", "ObjectGraph", "ModelFiles", "Documents", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ],

@@ -58,15 +58,18 @@ struct Dump: ParsableCommand {
                     }
                     return [name]
                 } ?? opened.model.entities.filter { $0.parentName == nil }.map(\.name)
-            // IDs first, then the objects batch by batch, each batch written and let go, so that memory stays
-            // bounded by the batch (plus the IDs) however large the document.
-            var ids: [ManagedObjectID] = []
-            for name in names { ids += try opened.context.fetchObjectIDs(FetchRequest(entityName: name)) }
-            opened.context.reset()
-            ids.sort { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
+            // Each entity's keys first (8 bytes an object), then the objects batch by batch, each batch written and
+            // let go, so that memory stays bounded by the batch (plus the keys) however large the document.
+            let coordinator = opened.context.persistentStoreCoordinator
+            let order: DumpOrder
+            do throws(StoreError) {
+                order = try DumpOrder(
+                    entities: names.flatMap { opened.model.entityAndDescendants(of: $0) }, coordinator: coordinator)
+            } catch {
+                throw ContextError.store(error)
+            }
             var stream = ObjectStream(
-                format: format,
-                csvColumns: ObjectOutput.csvColumns(entities: Set(ids.map(\.entityName)), model: opened.model))
+                format: format, csvColumns: ObjectOutput.csvColumns(entities: order.entities, model: opened.model))
             let output = FileHandle.standardOutput
             output.write(Data(stream.begin().utf8))
             var buffer = JSONBytes(capacity: 1 << 20)
@@ -76,10 +79,9 @@ struct Dump: ParsableCommand {
             // The snapshots of a batch written are let go on that thread too, when it starts a later read: memory
             // is then freed by the thread that allocated it (freeing another thread's blocks takes its allocator's
             // lock, which the reading thread wants at the same moment: measured, a third more CPU time).
-            let coordinator = opened.context.persistentStoreCoordinator
             func readAhead(_ start: Int, releasing spent: [ObjectSnapshot]) -> BackgroundWork<[ObjectSnapshot]>? {
-                guard start < ids.count else { return nil }
-                let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+                guard start < order.count else { return nil }
+                let batch = order.ids(start..<min(start + Self.batchSize, order.count))
                 let handoff = Handoff(spent)
                 return BackgroundWork.start { () throws(StoreError) in
                     handoff.drop()
@@ -91,8 +93,8 @@ struct Dump: ParsableCommand {
             defer { _ = next?.wait() }
             var start = 0
             var spent: [ObjectSnapshot] = []
-            while start < ids.count, let reading = next {
-                let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+            while start < order.count, let reading = next {
+                let batch = order.ids(start..<min(start + Self.batchSize, order.count))
                 next = nil
                 var snapshots: [ObjectSnapshot]
                 switch reading.wait() {
@@ -102,13 +104,21 @@ struct Dump: ParsableCommand {
                 next = readAhead(start + batch.count, releasing: spent)
                 spent = []
                 let objects = try opened.context.objects(with: batch, snapshots: snapshots)
-                buffer.removeAll()
-                try stream.write(objects, to: &buffer)
+                // Written out a megabyte at a time: one batch's text can be large (a department of 20,000 people is
+                // 20,000 URIs).
+                for object in objects {
+                    try stream.write(CollectionOfOne(object), to: &buffer)
+                    if buffer.bytes.count >= 1 << 20 {
+                        try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+                        buffer.removeAll()
+                    }
+                }
                 try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+                buffer.removeAll()
                 opened.context.reset()
                 swap(&spent, &snapshots)
                 start += batch.count
-                progress.update(start, of: ids.count)
+                progress.update(start, of: order.count)
             }
             output.write(Data(stream.end().utf8))
         }

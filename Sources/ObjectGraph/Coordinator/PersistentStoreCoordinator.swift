@@ -220,6 +220,27 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// The stored objects of exactly one entity (its sub-entities left out) as each store's identifier and keys,
+    /// ascending: what a caller that visits every object in order needs, without an ID made per object up front (an
+    /// incremental store reads the keys alone; an atomic store's are in memory).
+    /// - Parameter name: the entity.
+    /// - Returns: one entry per store holding the entity.
+    /// - Throws: ``StoreError`` when a store cannot read its keys.
+    package func storedKeys(ofEntity name: String) throws(StoreError) -> [(store: String, keys: [Int64])] {
+        try state.withLock { (state) throws(StoreError) -> [(store: String, keys: [Int64])] in
+            var result: [(store: String, keys: [Int64])] = []
+            for entry in state.entries where entry.entityNames.contains(name) {
+                if let incremental = entry.store as? any IncrementalStore {
+                    result.append((entry.store.identifier, try incremental.primaryKeys(ofEntity: name)))
+                } else {
+                    let keys = entry.objects.keys.lazy.filter { $0.entityName == name }.map(\.primaryKey).sorted()
+                    result.append((entry.store.identifier, keys))
+                }
+            }
+            return result
+        }
+    }
+
     /// The stored state of many objects whole (in the order of `ids`, missing ones left out): as
     /// ``snapshots(for:)``, with the to-many relationships a store left as faults read too, one request per
     /// relationship for the batch. What a context needs to make the objects and their to-manys without asking a store
