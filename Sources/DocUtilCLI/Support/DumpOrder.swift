@@ -2,9 +2,9 @@ import ObjectGraph
 
 /// The objects `dump` writes, in its order (by entity name, then key), held as each entity's keys — 8 bytes an
 /// object — instead of an ID per object made before the first is written: IDs are made a batch at a time.
-struct DumpOrder {
+struct DumpOrder: Sendable {
     /// A stretch of objects of one entity in one store, keys ascending.
-    struct Run {
+    struct Run: Sendable {
         let entity: String
         let store: String
         let keys: ArraySlice<Int64>
