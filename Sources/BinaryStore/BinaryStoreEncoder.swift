@@ -102,14 +102,19 @@ struct BinaryStoreEncoder {
     mutating func encode(
         snapshots: [ObjectSnapshot], uuid: String, metadata: [String: PropertyList], compress: Bool
     ) throws(StoreError) -> Data {
-        var byEntity: [String: [ObjectSnapshot]] = [:]
-        for snapshot in snapshots { byEntity[snapshot.objectID.entityName, default: []].append(snapshot) }
+        // Each entity's objects as keys and places in `snapshots`, in key order (the snapshots are not copied).
+        var byEntity: [String: [(key: Int64, place: Int)]] = [:]
+        for place in snapshots.indices {
+            let id = snapshots[place].objectID
+            byEntity[id.entityName, default: []].append((id.primaryKey, place))
+        }
         out.reserveCapacity(64 + snapshots.count * 120)
         let plans = try encodeStart(entityNames: byEntity.keys.sorted(), uuid: uuid, metadata: metadata)
         for plan in plans {
-            let objects = (byEntity[plan.name] ?? []).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
+            var objects = byEntity.removeValue(forKey: plan.name) ?? []
+            if !zip(objects, objects.dropFirst()).allSatisfy({ $0.key < $1.key }) { objects.sort { $0.key < $1.key } }
             encodeEntityStart(plan, count: objects.count)
-            for snapshot in objects { try encodeObject(snapshot, plan) }
+            for object in objects { try encodeObject(snapshots[object.place], plan) }
         }
         let body = compress ? try Zlib.compress(out) : out
         var file = Self.fileStart(compressed: compress)
@@ -252,11 +257,11 @@ struct BinaryStoreEncoder {
         for (i, column) in plan.columns.enumerated() {
             let value =
                 slotted.map { column.slot < $0.count ? $0[column.slot] : .null }
-                ?? snapshot[attribute: column.attribute.name]
+                ?? snapshot[attribute: column.name]
             guard !value.isNull else { continue }
             let converted: AttributeValue
             do {
-                converted = try AttributeValue.converted(value, to: column.attribute, composites: layout.composites)
+                converted = try layout.converted(value, forAttributeAt: column.slot)
             } catch {
                 throw StoreError(
                     .corrupt,

@@ -11,6 +11,9 @@ struct XMLStoreDecoder {
     let composites: [String: CompositeDescription]
     /// When set, problems that would stop reading are collected here instead (see ``snapshots(_:storeIdentifier:)``).
     var collected: [StoreProblem]?
+    /// The attributes each entity's last object named, in the order it named them, with their slots: objects of one
+    /// entity usually name theirs in the same order, so each name is compared with the one at its place first.
+    private var attributeOrders: [ObjectIdentifier: [(name: String, slot: Int)]] = [:]
 
     init(model: ManagedObjectModel, path: String?) {
         self.model = model
@@ -165,12 +168,30 @@ struct XMLStoreDecoder {
         let entityName = layout.name
         var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
         var members: [RawXMLStore.Attribute] = []
-        for attribute in object.attributes {
-            if attribute.name.utf8.contains(UInt8(ascii: ".")) {
+        var order = attributeOrders[ObjectIdentifier(layout)] ?? []
+        var orderChanged = false
+        defer { if orderChanged { attributeOrders[ObjectIdentifier(layout)] = order } }
+        for (place, attribute) in object.attributes.enumerated() {
+            // Objects of one entity usually name their attributes in the same order: the slot found at this place
+            // for the last object is tried first.
+            let slot: Int
+            if place < order.count, order[place].name == attribute.name {
+                slot = order[place].slot
+            } else if let found = layout.attributeIndex[attribute.name] {
+                slot = found
+                if place < order.count {
+                    order[place] = (attribute.name, slot)
+                } else if place == order.count {
+                    order.append((attribute.name, slot))
+                }
+                orderChanged = true
+            } else if attribute.name.utf8.contains(UInt8(ascii: ".")) {
+                // A member of a composite (no attribute's name has a dot).
                 members.append(attribute)
                 continue
-            }
-            guard let slot = slot(of: attribute.name, in: layout) else {
+            } else if let found = self.slot(of: attribute.name, in: layout) {
+                slot = found
+            } else {
                 try report(
                     .xml(
                         path, line: object.line, "\(entityName) has no attribute '\(Diagnostics.quote(attribute.name))'"
@@ -178,17 +199,16 @@ struct XMLStoreDecoder {
                     key: attribute.name)
                 continue
             }
-            let description = layout.attributes[slot]
             do throws(StoreError) {
                 let raw = try Self.value(attribute, path: path, line: object.line)
                 do {
-                    values[slot] = try AttributeValue.converted(raw, to: description, composites: composites)
+                    values[slot] = try layout.converted(raw, forAttributeAt: slot)
                 } catch {
                     throw StoreError.xml(
-                        path, line: object.line, "\(entityName).\(description.name): \(error.description)")
+                        path, line: object.line, "\(entityName).\(layout.attributes[slot].name): \(error.description)")
                 }
             } catch {
-                try report(error, key: description.name)
+                try report(error, key: layout.attributes[slot].name)
             }
         }
         object.values = values

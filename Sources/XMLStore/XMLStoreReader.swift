@@ -171,6 +171,21 @@ struct XMLStoreReader {
         var name: String { xmlTextReaderConstName(reader).map { String(cString: $0) } ?? "" }
         var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(reader) == 1 }
 
+        /// The elements an object holds.
+        enum ObjectPart { case attribute, relationship, other }
+
+        /// The current element among an object's parts, told from its name's bytes (no string made).
+        var elementName: ObjectPart {
+            guard let name = xmlTextReaderConstName(reader) else { return .other }
+            if strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), "attribute") == 0 {
+                return .attribute
+            }
+            if strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), "relationship") == 0 {
+                return .relationship
+            }
+            return .other
+        }
+
         /// Strings seen before (property names, types, entity types), so that each is made once.
         var interned: [(bytes: [UInt8], string: String)] = []
         var internHint = 0
@@ -477,12 +492,12 @@ struct XMLStoreReader {
                     return
                 }
                 guard isElement else { continue }
-                switch name {
-                case "attribute":
+                switch elementName {
+                case .attribute:
                     guard let name = internedAttribute("name") else { throw fail("<attribute> without a name") }
                     let type = internedAttribute("type") ?? "string"
                     object.attributes.append(.init(name: name, type: type, text: try elementText()))
-                case "relationship":
+                case .relationship:
                     guard let name = internedAttribute("name") else { throw fail("<relationship> without a name") }
                     let type = internedAttribute("type") ?? "1/1"
                     let destination = internedAttribute("destination") ?? ""

@@ -61,6 +61,41 @@ struct StreamingCopyTests {
         #expect(try Catalog.describe(ManagedObjectContext(coordinator: check)) == Catalog.describe(original))
     }
 
+    /// A binary store writes each entity's objects by key whatever order its snapshots come in.
+    @Test func aBinaryFileDoesNotDependOnTheOrderOfItsSnapshots() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let model = try Catalog.model()
+        let uuid = "0C6F7B7E-4C67-4F2B-8F0E-6D2B2E9E1A11"
+        var snapshots: [ObjectSnapshot] = []
+        for key in Int64(1)...40 {
+            let entity = key % 3 == 0 ? "Tag" : "Item"
+            let id = ManagedObjectID(entityName: entity, storeIdentifier: uuid, primaryKey: key)
+            snapshots.append(
+                ObjectSnapshot(
+                    objectID: id,
+                    attributes: entity == "Tag" ? ["label": .string("t\(key)")] : ["name": .string("i\(key)")]))
+        }
+        var files: [Data] = []
+        var generator = SystemRandomNumberGenerator()
+        for order in [snapshots, snapshots.reversed(), snapshots.shuffled(using: &generator)] {
+            let url = folder.appendingPathComponent("\(files.count).binary")
+            let store = try BinaryStore(
+                description: StoreDescription(type: BinaryStore.typeName, url: url, options: ["storeIdentifier": uuid]))
+            try store.prepareWrite(AtomicStoreContents(identifier: uuid, snapshots: order), model: model).commit()
+            files.append(try Data(contentsOf: url))
+        }
+        #expect(files[0] == files[1])
+        #expect(files[0] == files[2])
+        let check = PersistentStoreCoordinator(model: model)
+        try check.addPersistentStore(
+            type: BinaryStore.typeName, url: folder.appendingPathComponent("1.binary"), options: ["readOnly": "YES"])
+        let context = ManagedObjectContext(coordinator: check)
+        let names = try context.fetch(FetchRequest(entityName: "Item")).map {
+            try $0.attributeValue(forKey: "name").stringValue ?? ""
+        }
+        #expect(Set(names) == Set((1...40).filter { $0 % 3 != 0 }.map { "i\($0)" }))
+    }
+
     @Test func keysAlreadyUniqueAcrossTheStoreAreKept() throws {
         // An XML store numbers keys across the whole store, after 101; its SQLite copy keeps them, so the XML copy
         // of that needs no renumbering and goes in key order across entities.

@@ -52,6 +52,35 @@ struct XMLStoreTests {
         #expect(text.contains("<nextObjectID>114</nextObjectID>"))
     }
 
+    /// Objects of one entity that name their attributes in different orders, or in another case, read each value
+    /// into its own attribute (the reader tries the order the previous object used first).
+    @Test func attributesInAnyOrderReadIntoTheirOwnSlots() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("orders.xml")
+        let text = """
+            <database>
+            <object type="ITEM" id="z1"><attribute name="name" type="string">one</attribute><attribute name="medium" type="int32">1</attribute><attribute name="weight" type="double">1.5</attribute></object>
+            <object type="ITEM" id="z2"><attribute name="weight" type="double">2.5</attribute><attribute name="name" type="string">two</attribute><attribute name="medium" type="int32">2</attribute></object>
+            <object type="ITEM" id="z3"><attribute name="name" type="string">three</attribute><attribute name="WEIGHT" type="double">3.5</attribute></object>
+            <object type="ITEM" id="z4"><attribute name="medium" type="int32">4</attribute></object>
+            <object type="ITEM" id="z5"><attribute name="name" type="string">five</attribute><attribute name="medium" type="int32">5</attribute><attribute name="weight" type="double">5.5</attribute></object>
+            </database>
+            """
+        try Data(text.utf8).write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let items = try context.fetch(FetchRequest(entityName: "Item"))
+        let seen = try items.map { item in
+            [
+                try item.attributeValue(forKey: "name").stringValue ?? "-",
+                try item.attributeValue(forKey: "medium").int64Value.map { "\($0)" } ?? "-",
+                try item.attributeValue(forKey: "weight").doubleValue.map { "\($0)" } ?? "-",
+            ].joined(separator: " ")
+        }.sorted()
+        #expect(seen == ["- 4 -", "five 5 5.5", "one 1 1.5", "three - 3.5", "two 2 2.5"])
+    }
+
     /// A new XML store file named `name` with `count` catalog items saved in it, and a context on it.
     static func savedCatalog(_ name: String, count: Int) throws -> (URL, ManagedObjectContext) {
         XMLStore.register()

@@ -22,6 +22,39 @@ enum AtomicStoreBenchmarks {
         return result
     }
 
+    /// One operation of this block, repeated, for a profiler (`perf record`): xml-save, xml-load, binary-save,
+    /// binary-load.
+    static func profile(_ operation: String, times: Int) throws {
+        XMLStore.register()
+        BinaryStore.register()
+        let model = try ObjectGraphBenchmarks.model()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docutil-bench-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
+        let contents = AtomicStoreContents(
+            identifier: uuid, snapshots: snapshots(count: 100_000, storeIdentifier: uuid))
+        let options = ["storeIdentifier": uuid]
+        let xml = try XMLStore(
+            description: StoreDescription(type: "XML", url: directory.appendingPathComponent("p.xml"), options: options)
+        )
+        let binary = try BinaryStore(
+            description: StoreDescription(
+                type: "Binary", url: directory.appendingPathComponent("p.binary"), options: options))
+        try xml.prepareWrite(contents, model: model).commit()
+        try binary.prepareWrite(contents, model: model).commit()
+        for _ in 0..<times {
+            switch operation {
+            case "xml-save": try xml.prepareWrite(contents, model: model).commit()
+            case "binary-save": try binary.prepareWrite(contents, model: model).commit()
+            case "xml-load": blackHole(try XMLStore(description: xml.description).load(model: model))
+            case "binary-load": blackHole(try BinaryStore(description: binary.description).load(model: model))
+            default: throw CocoaError(.featureUnsupported)
+            }
+        }
+    }
+
     static func run() throws {
         let count = 100_000
         XMLStore.register()

@@ -64,10 +64,13 @@ enum CompanyDocument {
             try person.setAttributeValue(.integer16(Int16(20 + i % 45)), forKey: "age")
             try person.setAttributeValue(.double(30_000 + Double(i % 70_000)), forKey: "salary")
             try person.setAttributeValue(.decimal(Decimal(i % 1000) / 10), forKey: "bonus")
-            try person.setAttributeValue(.date(Date(timeIntervalSinceReferenceDate: Double(i) * 3600)), forKey: "joined")
+            try person.setAttributeValue(
+                .date(Date(timeIntervalSinceReferenceDate: Double(i) * 3600)), forKey: "joined")
             try person.setAttributeValue(.boolean(i % 3 != 0), forKey: "active")
             try person.setAttributeValue(.uuid(UUID()), forKey: "badge")
-            if i % 10 == 0 { try person.setAttributeValue(.binary(Data(repeating: UInt8(i % 256), count: 64)), forKey: "photo") }
+            if i % 10 == 0 {
+                try person.setAttributeValue(.binary(Data(repeating: UInt8(i % 256), count: 64)), forKey: "photo")
+            }
             try person.setObject(departments[i % departments.count], forKey: "department")
             if person.entity.name == "Manager" {
                 managers.append(person)

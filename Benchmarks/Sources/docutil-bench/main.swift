@@ -22,6 +22,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "profile-sqlite
     try SQLiteBenchmarks.profile(CommandLine.arguments[2], times: Int(CommandLine.arguments[3]) ?? 10)
     exit(0)
 }
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "profile-atomic" {
+    // One operation of the atomic block, repeated, for a profiler: xml-save, xml-load, binary-save, binary-load.
+    try AtomicStoreBenchmarks.profile(CommandLine.arguments[2], times: Int(CommandLine.arguments[3]) ?? 10)
+    exit(0)
+}
 let selected = Set(CommandLine.arguments.dropFirst())
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 

@@ -161,6 +161,8 @@ package final class SlottedAttribute: Sendable {
     package let slot: Int
     /// The attribute.
     package let attribute: AttributeDescription
+    /// The attribute's name (read without copying its description).
+    package let name: String
 
     /// Pairs an attribute with its slot.
     /// - Parameters:
@@ -169,5 +171,6 @@ package final class SlottedAttribute: Sendable {
     package init(slot: Int, attribute: AttributeDescription) {
         self.slot = slot
         self.attribute = attribute
+        name = attribute.name
     }
 }
