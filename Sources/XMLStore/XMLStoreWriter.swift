@@ -146,16 +146,19 @@ struct XMLStoreWriter {
         append("\" id=\"z")
         appendInteger(key(snapshot.objectID))
         append("\">\n")
-        for (attribute, xmlName) in plan.attributes {
-            let value = snapshot[attribute: attribute.name]
+        // A snapshot held by this layout's slots is read slot by slot.
+        let slotted = snapshot.slotted.flatMap { $0.layout === plan.layout ? $0.values : nil }
+        for (column, xmlName) in plan.attributes {
+            let value =
+                slotted.map { column.slot < $0.count ? $0[column.slot] : .null } ?? snapshot[attribute: column.name]
             guard !value.isNull else { continue }
             let converted: AttributeValue
             do {
-                converted = try AttributeValue.converted(value, to: attribute, composites: plan.composites)
+                converted = try plan.layout.converted(value, forAttributeAt: column.slot)
             } catch {
                 throw StoreError(
                     .corrupt,
-                    "\(entityName).\(attribute.name) of \(snapshot.objectID): \(error.description); not written")
+                    "\(entityName).\(column.name) of \(snapshot.objectID): \(error.description); not written")
             }
             writeAttribute(xmlName, converted)
         }
@@ -188,15 +191,17 @@ struct XMLStoreWriter {
     /// The attributes and relationships of an entity in writing order, with their names as written.
     final class EntityPlan {
         let type: String
-        let attributes: [(AttributeDescription, String)]
+        let layout: EntityLayout
+        /// Stored attributes with their slots and their names as written, in writing order.
+        let attributes: [(SlottedAttribute, String)]
         let relationships: [(RelationshipDescription, String, String)]
-        let composites: [String: CompositeDescription]
 
         init(layout: EntityLayout) {
             type = layout.name.uppercased()
-            composites = layout.composites
-            attributes = layout.attributes.filter { !$0.isTransient }.map { ($0, $0.name.lowercased()) }
-                .sorted { $0.1 < $1.1 }
+            self.layout = layout
+            attributes = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
+                (SlottedAttribute(slot: $0, attribute: layout.attributes[$0]), layout.attributes[$0].name.lowercased())
+            }.sorted { $0.1 < $1.1 }
             relationships = layout.relationships.filter { !$0.isTransient }
                 .map { ($0, $0.name.lowercased(), $0.destinationEntityName.uppercased()) }.sorted { $0.1 < $1.1 }
         }
