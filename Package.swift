@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // Async-signal-safe cleanup of scratch folders, and file-type checks (a few lines of C).
         .target(name: "CSupport"),
+        // Records libxml2's SAX2 push-parser events for the XML store's reader (a few lines of C).
+        .target(name: "CXMLEvents", dependencies: ["CLibXML2"]),
 
         // The heart: model, values, hashing. Imports only Foundation.
         .target(name: "ObjectGraph", swiftSettings: strictSettings),
@@ -51,7 +53,8 @@ let package = Package(
         ),
         // Apple's Core Data XML store, on libxml2.
         .target(
-            name: "XMLStore", dependencies: ["ObjectGraph", "ModelFiles", "CLibXML2"], swiftSettings: strictSettings),
+            name: "XMLStore", dependencies: ["ObjectGraph", "ModelFiles", "CLibXML2", "CXMLEvents"],
+            swiftSettings: strictSettings),
         // Our binary store format (see Docs/BinaryStoreFormat.md).
         .target(
             name: "BinaryStore", dependencies: ["ObjectGraph", "ModelFiles", "CZlib"], swiftSettings: strictSettings),

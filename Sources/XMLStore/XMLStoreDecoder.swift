@@ -27,7 +27,7 @@ struct XMLStoreDecoder {
     /// The snapshots of every object. With ``collected`` set, what reading would refuse is collected there instead (for
     /// checking a file): an object of an unknown entity or with an id used before is left out, a property that
     /// cannot be read is left unset, and a reference to an object that is not in the file is kept (as an object of
-    /// the relationship's destination entity), for the graph's check to report.
+    /// the relationship's destination entity), for the graph's check to report. The objects are taken out of `raw`.
     mutating func snapshots(_ raw: inout RawXMLStore, storeIdentifier: String) throws(StoreError) -> [ObjectSnapshot] {
         let collecting = collected != nil
         func report(_ error: StoreError, _ kind: StoreProblem.Kind, _ object: String, key: String? = nil)
@@ -70,11 +70,12 @@ struct XMLStoreDecoder {
         }
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
+        defer { raw.objects = [] }
         for index in raw.objects.indices where !skipped.contains(index) {
-            var object = raw.objects[index]
-            // Each object's raw text is let go once decoded: the store is not held twice over.
-            raw.objects[index].attributes = []
-            raw.objects[index].relationships = []
+            // Each object is taken out of the raw store (not copied), and its text let go once decoded: the store is
+            // not held twice over.
+            var object = RawXMLStore.Object(type: "", id: 0, line: 0)
+            swap(&object, &raw.objects[index])
             guard let id = idOfObject[object.id] else { continue }
             let entityName = id.entityName
             // The object's URI, made only for a problem report.

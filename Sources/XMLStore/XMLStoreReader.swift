@@ -3,8 +3,8 @@ import Foundation
 import ModelFiles
 import ObjectGraph
 
-/// Reads a Core Data XML store with libxml2's streaming reader (`xmlTextReader`): documents of any size, no DTD or
-/// external entity loading, no network. Every error names the line.
+/// Reads a Core Data XML store with libxml2's SAX2 push parser, a piece at a time (``XMLEventStream``): documents of
+/// any size, no DTD or external entity loading, no network. Every error names the line.
 struct XMLStoreReader {
     let path: String?
     /// Stop after `<databaseInfo>` (UUID and metadata), leaving the objects unread.
@@ -12,13 +12,9 @@ struct XMLStoreReader {
 
     func read(_ data: Data) throws(StoreError) -> RawXMLStore {
         guard !data.isEmpty else { throw .xml(path, line: nil, "empty file: not a Core Data XML store") }
-        guard data.count < Int32.max else { throw .xml(path, line: nil, "file too large for libxml2's reader") }
         try checkProlog(data)
         let result = data.withUnsafeBytes { raw -> Result<RawXMLStore, StoreError> in
-            let chars = raw.bindMemory(to: CChar.self)
-            return parse(decoder: nil, storeIdentifier: "") {
-                xmlReaderForMemory(chars.baseAddress, Int32(chars.count), path ?? "store.xml", nil, options)
-            }.result
+            parse(decoder: nil, storeIdentifier: "", input: .memory(raw)).result
         }
         return try result.get()
     }
@@ -69,9 +65,7 @@ struct XMLStoreReader {
             filled += count
         }
         try checkProlog(Data(head[..<filled]))
-        let parsed = parse(decoder: decoder, storeIdentifier: storeIdentifier) {
-            xmlReaderForFd(fd, path ?? "store.xml", nil, options)
-        }
+        let parsed = parse(decoder: decoder, storeIdentifier: storeIdentifier, input: .file(fd))
         decoder = parsed.decoder
         return try parsed.result.get()
     }
@@ -90,18 +84,16 @@ struct XMLStoreReader {
         }
     }
 
-    /// Runs the parser over the reader `makeReader` makes (and frees it); the decoder comes back with what it
-    /// collected.
+    /// Runs the parser over `input`; the decoder comes back with what it collected.
     private func parse(
-        decoder: XMLStoreDecoder?, storeIdentifier: String, _ makeReader: () -> xmlTextReaderPtr?
+        decoder: XMLStoreDecoder?, storeIdentifier: String, input: XMLEventStream.Input
     ) -> (result: Result<RawXMLStore, StoreError>, decoder: XMLStoreDecoder?) {
         docutil_xml_silence_errors()
         xmlResetLastError()
-        guard let reader = makeReader() else {
+        guard let events = XMLEventStream(input, path: path, options: options) else {
             return (.failure(.xml(path, line: nil, "libxml2 could not start reading")), decoder)
         }
-        defer { xmlFreeTextReader(reader) }
-        var parser = Parser(reader: reader, path: path, headerOnly: headerOnly)
+        var parser = Parser(events: events, path: path, headerOnly: headerOnly)
         parser.decoder = decoder
         parser.storeIdentifier = storeIdentifier
         do throws(StoreError) {
@@ -114,7 +106,7 @@ struct XMLStoreReader {
 
     /// The streaming state machine.
     struct Parser {
-        let reader: xmlTextReaderPtr
+        let events: XMLEventStream
         let path: String?
         let headerOnly: Bool
         var store = RawXMLStore()
@@ -127,56 +119,38 @@ struct XMLStoreReader {
         /// The ids whose objects were decoded as read (a repeated id is left for the whole-store pass to report).
         var decodedIDs = Set<Int64>()
 
-        init(reader: xmlTextReaderPtr, path: String?, headerOnly: Bool = false) {
-            self.reader = reader
+        init(events: XMLEventStream, path: String?, headerOnly: Bool = false) {
+            self.events = events
             self.path = path
             self.headerOnly = headerOnly
         }
 
-        var line: Int { Int(xmlTextReaderGetParserLineNumber(reader)) }
+        var line: Int { events.line }
 
         func fail(_ message: String) -> StoreError { .xml(path, line: line, message) }
 
-        /// Advances one node; `false` at the end. A libxml2 error becomes a StoreError.
+        /// Advances one event; `false` at the end. A libxml2 error becomes a StoreError, and so does a reference to
+        /// an entity (never substituted).
         mutating func next() throws(StoreError) -> Bool {
-            let status = xmlTextReaderRead(reader)
-            // libxml2's reader may go on returning nodes after an error (closing the open elements of a truncated
-            // file, for instance): any recorded error ends the read.
-            if let error = xmlGetLastError(), error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
-                let message =
-                    error.pointee.message.map { String(cString: $0) }?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
-                throw .xml(path, line: Int(error.pointee.line), "XML: \(message)")
+            guard try events.next() else { return false }
+            if events.isEntityReference {
+                let name = events.text.map { String(cString: $0) } ?? ""
+                throw .xml(path, line: line, XMLSafety.entityReference(name, location: nil).message)
             }
-            if status == 1 {
-                if xmlTextReaderNodeType(reader) == Int32(XML_READER_TYPE_ENTITY_REFERENCE.rawValue) {
-                    let name = xmlTextReaderConstName(reader).map { String(cString: $0) } ?? ""
-                    throw .xml(path, line: line, XMLSafety.entityReference(name, location: nil).message)
-                }
-                return true
-            }
-            if status == 0 { return false }
-            if let error = xmlGetLastError() {
-                let message =
-                    error.pointee.message.map { String(cString: $0) }?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
-                throw .xml(path, line: Int(error.pointee.line), "XML: \(message)")
-            }
-            throw fail("XML: malformed")
+            return true
         }
 
-        var nodeType: Int32 { xmlTextReaderNodeType(reader) }
-        var isElement: Bool { nodeType == Int32(XML_READER_TYPE_ELEMENT.rawValue) }
-        var isEndElement: Bool { nodeType == Int32(XML_READER_TYPE_END_ELEMENT.rawValue) }
-        var name: String { xmlTextReaderConstName(reader).map { String(cString: $0) } ?? "" }
-        var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(reader) == 1 }
+        var isElement: Bool { events.isElement }
+        var isEndElement: Bool { events.isEndElement }
+        var name: String { events.namePointer.map { String(cString: $0) } ?? "" }
+        var isEmptyElement: Bool { events.isEmptyElement }
 
         /// The elements an object holds.
         enum ObjectPart { case attribute, relationship, other }
 
         /// The current element among an object's parts, told from its name's bytes (no string made).
         var elementName: ObjectPart {
-            guard let name = xmlTextReaderConstName(reader) else { return .other }
+            guard let name = events.namePointer else { return .other }
             if strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), "attribute") == 0 {
                 return .attribute
             }
@@ -214,9 +188,7 @@ struct XMLStoreReader {
 
         /// An attribute of the current element, read without copying through malloc.
         func withAttribute<T>(_ name: String, _ body: (UnsafePointer<xmlChar>) -> T) -> T? {
-            guard xmlTextReaderMoveToAttribute(reader, name) == 1 else { return nil }
-            defer { xmlTextReaderMoveToElement(reader) }
-            guard let value = xmlTextReaderConstValue(reader) else { return nil }
+            guard let value = events.attribute(name) else { return nil }
             return body(value)
         }
 
@@ -225,44 +197,21 @@ struct XMLStoreReader {
         }
 
         mutating func internedAttribute(_ name: String) -> String? {
-            guard xmlTextReaderMoveToAttribute(reader, name) == 1 else { return nil }
-            defer { xmlTextReaderMoveToElement(reader) }
-            guard let value = xmlTextReaderConstValue(reader) else { return nil }
+            guard let value = events.attribute(name) else { return nil }
             return intern(value)
         }
 
-        /// The text of the current element (its whole content), leaving the reader on its end.
+        /// The text of the current element (its whole content), leaving the stream on its end.
         mutating func elementText() throws(StoreError) -> String {
             if isEmptyElement { return "" }
-            // The usual case: one text node, then the end.
             guard try next() else { throw fail("the document ends inside an element") }
-            if isEndElement { return "" }
             var text = ""
-            if nodeType == Int32(XML_READER_TYPE_TEXT.rawValue), let value = xmlTextReaderConstValue(reader) {
-                text = String(cString: value)
-                guard try next() else { throw fail("the document ends inside an element") }
+            while true {
                 if isEndElement { return text }
+                if isElement { throw fail("unexpected <\(name)> inside a value") }
+                text += events.textString
+                guard try next() else { throw fail("the document ends inside an element") }
             }
-            if isElement { throw fail("unexpected <\(name)> inside a value") }
-            if nodeType != Int32(XML_READER_TYPE_TEXT.rawValue) || text.isEmpty,
-                let value = xmlTextReaderConstValue(reader)
-            {
-                text += String(cString: value)
-            }
-            while try next() {
-                switch xmlReaderTypes(rawValue: UInt32(nodeType)) {
-                case XML_READER_TYPE_TEXT, XML_READER_TYPE_CDATA, XML_READER_TYPE_SIGNIFICANT_WHITESPACE,
-                    XML_READER_TYPE_WHITESPACE:
-                    if let value = xmlTextReaderConstValue(reader) { text += String(cString: value) }
-                case XML_READER_TYPE_END_ELEMENT:
-                    return text
-                case XML_READER_TYPE_ELEMENT:
-                    throw fail("unexpected <\(name)> inside a value")
-                default:
-                    break
-                }
-            }
-            throw fail("the document ends inside an element")
         }
 
         mutating func parse() throws(StoreError) -> RawXMLStore {

@@ -81,6 +81,49 @@ struct XMLStoreTests {
         #expect(seen == ["- 4 -", "five 5 5.5", "one 1 1.5", "three - 3.5", "two 2 2.5"])
     }
 
+    /// The reader parses a file a piece at a time (4 KB first, then larger pieces): whichever byte a piece ends on —
+    /// inside a tag, between an element and its end, inside text or an entity — the same graph reads back, and a
+    /// value longer than a piece reads whole.
+    @Test func aPieceMayEndAnywhere() throws {
+        XMLStore.register()
+        let folder = try Fixtures.temporaryDirectory()
+        let piece = 4 * 1024
+        let head = "<?xml version=\"1.0\" standalone=\"yes\"?>\n<database>\n"
+        let long = String(repeating: "long text é ", count: 70_000)
+        let body = """
+            <object type="ITEM" id="z1"><attribute name="name" type="string">a&amp;b&#233;c</attribute>\
+            <attribute name="medium" type="int32">42</attribute>\
+            <relationship name="tags" type="0/0" destination="TAG" idrefs="z2 z3"></relationship>\
+            <relationship name="owner" type="1/1" destination="OWNER"/></object>
+            <object type="TAG" id="z2"><attribute name="label" type="string"> </attribute></object>
+            <object type="TAG" id="z3"></object><object type="OWNER" id="z4"/>
+            <object type="ITEM" id="z5"><attribute name="name" type="string">\(long)</attribute></object>
+            </database>
+
+            """
+        for shift in 0..<80 {
+            let padding = String(repeating: " ", count: piece - head.utf8.count - 40 + shift)
+            let url = folder.appendingPathComponent("piece\(shift).xml")
+            try Data((head + padding + body).utf8).write(to: url)
+            let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+            try coordinator.addPersistentStore(type: "XML", url: url, options: ["readOnly": "YES"])
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let items = try context.fetch(FetchRequest(entityName: "Item"))
+            let first = try #require(items.first { $0.objectID.primaryKey == 1 })
+            #expect(try first.attributeValue(forKey: "name") == .string("a&béc"), "shift \(shift)")
+            #expect(try first.attributeValue(forKey: "medium").int64Value == 42, "shift \(shift)")
+            #expect(try first.objectIDs(forKey: "tags").count == 2, "shift \(shift)")
+            #expect(try first.object(forKey: "owner") == nil, "shift \(shift)")
+            let second = try #require(items.first { $0.objectID.primaryKey == 5 })
+            #expect(try second.attributeValue(forKey: "name") == .string(long), "shift \(shift)")
+            let labels = try context.fetch(FetchRequest(entityName: "Tag")).map {
+                try $0.attributeValue(forKey: "label")
+            }
+            #expect(labels.contains(.string(" ")) && labels.contains(.null), "shift \(shift)")
+            #expect(try context.count(for: FetchRequest(entityName: "Owner")) == 1, "shift \(shift)")
+        }
+    }
+
     /// A new XML store file named `name` with `count` catalog items saved in it, and a context on it.
     static func savedCatalog(_ name: String, count: Int) throws -> (URL, ManagedObjectContext) {
         XMLStore.register()
