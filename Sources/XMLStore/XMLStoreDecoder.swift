@@ -40,11 +40,15 @@ struct XMLStoreDecoder {
             ManagedObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: id).uriString
         }
         // One ID per object, shared by the object and every reference to it.
-        var idOfObject: [Int64: ManagedObjectID] = [:]
-        idOfObject.reserveCapacity(raw.objects.count)
+        var idOfObject = IDsByKey(keys: raw.objects.lazy.map(\.id))
         var skipped: Set<Int> = []
+        // Each object's layout, found once.
+        var layouts: [EntityLayout?] = []
+        layouts.reserveCapacity(raw.objects.count)
         for (index, object) in raw.objects.enumerated() {
-            guard let layout = layout(ofType: object.type) else {
+            let found = layout(ofType: object.type)
+            layouts.append(found)
+            guard let layout = found else {
                 try report(
                     .xml(
                         path, line: object.line,
@@ -68,6 +72,9 @@ struct XMLStoreDecoder {
             lowerRelationships[name] = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         }
+        // The relationships each entity's last object named, in its order, with their slots (objects of one entity
+        // usually name theirs in the same order).
+        var relationshipOrders: [ObjectIdentifier: [(name: String, slot: SlottedRelationship)]] = [:]
         var snapshots: [ObjectSnapshot] = []
         snapshots.reserveCapacity(raw.objects.count)
         defer { raw.objects = [] }
@@ -80,11 +87,12 @@ struct XMLStoreDecoder {
             let entityName = id.entityName
             // The object's URI, made only for a problem report.
             var here: String { id.uriString }
-            guard let layout = model.layout(of: entityName) else { continue }
+            guard let layout = layouts[index] else { continue }
             if object.values == nil { try decodeValues(of: &object, layout: layout, storeIdentifier: storeIdentifier) }
             let values = object.values ?? []
             let members = object.attributes
-            let relationships = lowerRelationships[entityName] ?? [:]
+            var order = relationshipOrders[ObjectIdentifier(layout)] ?? []
+            var orderChanged = false
             // Relationships by slot: those the element does not name stay absent.
             var snapshot = ObjectSnapshot(
                 objectID: id, version: 1, layout: layout, values: values,
@@ -96,16 +104,31 @@ struct XMLStoreDecoder {
                     try report(error, .value, here, key: attribute.name)
                 }
             }
-            for relationship in object.relationships {
-                guard
-                    let description = relationships[relationship.name] ?? relationships[relationship.name.lowercased()]
-                else {
-                    try report(
-                        .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'"),
-                        .value, here, key: relationship.name)
-                    continue
+            for (place, relationship) in object.relationships.enumerated() {
+                let description: SlottedRelationship
+                if place < order.count, order[place].name == relationship.name {
+                    description = order[place].slot
+                } else {
+                    let relationships = lowerRelationships[entityName] ?? [:]
+                    guard
+                        let found = relationships[relationship.name]
+                            ?? relationships[relationship.name.lowercased()]
+                    else {
+                        try report(
+                            .xml(path, line: object.line, "\(entityName) has no relationship '\(relationship.name)'"),
+                            .value, here, key: relationship.name)
+                        continue
+                    }
+                    description = SlottedRelationship(found, slot: layout.relationshipSlot(named: found.name) ?? -1)
+                    if place < order.count {
+                        order[place] = (relationship.name, description)
+                    } else if place == order.count {
+                        order.append((relationship.name, description))
+                    }
+                    orderChanged = true
                 }
                 var ids: [ManagedObjectID] = []
+                ids.reserveCapacity(relationship.refs.count)
                 for ref in relationship.refs {
                     guard let destination = idOfObject[ref] else {
                         guard collecting else {
@@ -122,7 +145,7 @@ struct XMLStoreDecoder {
                     }
                     ids.append(destination)
                 }
-                let slot = layout.relationshipSlot(named: description.name) ?? -1
+                let slot = description.slot
                 if description.isToMany {
                     if !snapshot.setRelationship(atSlot: slot, .toMany(ids)) { snapshot.toMany[description.name] = ids }
                 } else {
@@ -138,6 +161,7 @@ struct XMLStoreDecoder {
                     }
                 }
             }
+            if orderChanged { relationshipOrders[ObjectIdentifier(layout)] = order }
             snapshots.append(snapshot)
         }
         return snapshots
@@ -315,6 +339,75 @@ struct XMLStoreDecoder {
             return .binary(data)
         default:
             throw .xml(path, line: line, "attribute '\(attribute.name)' has unknown type '\(attribute.type)'")
+        }
+    }
+}
+
+/// A relationship with its slot in its entity's layout, held by reference (read once per object without copying its
+/// description).
+final class SlottedRelationship {
+    let name: String
+    let isToMany: Bool
+    let destinationEntityName: String
+    /// The slot, or -1 when the layout has none for it.
+    let slot: Int
+
+    init(_ description: RelationshipDescription, slot: Int) {
+        name = description.name
+        isToMany = description.isToMany
+        destinationEntityName = description.destinationEntityName
+        self.slot = slot
+    }
+}
+
+/// The ID of each object of a file by its key: an array over the keys' range when they are dense (a store's keys
+/// usually are), else a dictionary.
+struct IDsByKey {
+    private var low: Int64 = 0
+    private var dense: [ManagedObjectID?] = []
+    private var sparse: [Int64: ManagedObjectID] = [:]
+    private let isDense: Bool
+
+    /// A table for objects with these keys (`keys` is read once, for its range and count).
+    init(keys: some Sequence<Int64>) {
+        var low = Int64.max
+        var high = Int64.min
+        var count = 0
+        for key in keys {
+            low = min(low, key)
+            high = max(high, key)
+            count += 1
+        }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        if count > 0, !overflow, span < Int64(count) * 4 + 1024 {
+            isDense = true
+            self.low = low
+            dense = Array(repeating: nil, count: Int(span) + 1)
+        } else {
+            isDense = false
+            sparse.reserveCapacity(count)
+        }
+    }
+
+    private func offset(_ key: Int64) -> Int? {
+        let (offset, overflow) = key.subtractingReportingOverflow(low)
+        guard !overflow, offset >= 0, offset < Int64(dense.count) else { return nil }
+        return Int(offset)
+    }
+
+    /// The ID of the object with `key`.
+    subscript(key: Int64) -> ManagedObjectID? {
+        get {
+            guard isDense else { return sparse[key] }
+            return offset(key).flatMap { dense[$0] }
+        }
+        set {
+            guard isDense else {
+                sparse[key] = newValue
+                return
+            }
+            // Every key the table was made for has a place.
+            if let place = offset(key) { dense[place] = newValue }
         }
     }
 }

@@ -392,10 +392,13 @@ struct XMLStoreReader {
                 }
                 var value: Int64 = 0
                 for digit in token.dropFirst() {
-                    guard digit >= 0x30 && digit <= 0x39, value < Int64.max / 10 else {
+                    // Any key up to Int64.max, as an object's own id reads.
+                    let (tens, overTen) = value.multipliedReportingOverflow(by: 10)
+                    let (next, over) = tens.addingReportingOverflow(Int64(digit) - 0x30)
+                    guard digit >= 0x30 && digit <= 0x39, !overTen, !over else {
                         return .failure(BadToken(text: String(decoding: token, as: UTF8.self)))
                     }
-                    value = value * 10 + Int64(digit - 0x30)
+                    value = next
                 }
                 refs.append(value)
             }

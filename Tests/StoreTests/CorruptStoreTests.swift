@@ -110,6 +110,10 @@ struct CorruptStoreTests {
             "not in the store"
         ),
         (
+            "<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9223372036854775808\"></relationship></object></database>",
+            "bad id 'z9223372036854775808'"
+        ),
+        (
             "<database><object type=\"ITEM\" id=\"z1\"></object><object type=\"ITEM\" id=\"z1\"></object></database>",
             "used twice"
         ),

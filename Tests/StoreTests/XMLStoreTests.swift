@@ -81,6 +81,38 @@ struct XMLStoreTests {
         #expect(seen == ["- 4 -", "five 5 5.5", "one 1 1.5", "three - 3.5", "two 2 2.5"])
     }
 
+    /// Relationships named in different orders by objects of one entity, or in another case, and keys far apart
+    /// (the reader's table of IDs by key is then not an array over their range) read into their own relationships.
+    @Test(arguments: [(1, 2, 3, 4), (1, 900_000_000_000, 5, 9_223_372_036_854_775_807)])
+    func relationshipsInAnyOrderReadIntoTheirOwnSlots(keys: (Int64, Int64, Int64, Int64)) throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("relationships.xml")
+        let (item, other, tag, owner) = keys
+        let text = """
+            <database>
+            <object type="ITEM" id="z\(item)"><relationship name="owner" type="1/1" destination="OWNER" idrefs="z\(owner)"></relationship><relationship name="tags" type="0/0" destination="TAG" idrefs="z\(tag)"></relationship></object>
+            <object type="ITEM" id="z\(other)"><relationship name="TAGS" type="0/0" destination="TAG" idrefs="z\(tag)"></relationship><relationship name="seealso" type="1/1" destination="ITEM" idrefs="z\(item)"></relationship><relationship name="owner" type="1/1" destination="OWNER"></relationship></object>
+            <object type="TAG" id="z\(tag)"><relationship name="items" type="0/0" destination="ITEM" idrefs="z\(item) z\(other)"></relationship></object>
+            <object type="OWNER" id="z\(owner)"><relationship name="items" type="0/0" destination="ITEM" idrefs="z\(item)"></relationship></object>
+            </database>
+            """
+        try Data(text.utf8).write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let items = try context.fetch(FetchRequest(entityName: "Item"))
+        let first = try #require(items.first { $0.objectID.primaryKey == item })
+        let second = try #require(items.first { $0.objectID.primaryKey == other })
+        #expect(try first.object(forKey: "owner")?.objectID.primaryKey == owner)
+        #expect(try first.objectIDs(forKey: "tags").map(\.primaryKey) == [tag])
+        #expect(try first.object(forKey: "seeAlso") == nil)
+        #expect(try second.object(forKey: "owner") == nil)
+        #expect(try second.objectIDs(forKey: "tags").map(\.primaryKey) == [tag])
+        #expect(try second.object(forKey: "seeAlso")?.objectID.primaryKey == item)
+        let tagObject = try #require(try context.fetch(FetchRequest(entityName: "Tag")).first)
+        #expect(try Set(tagObject.objectIDs(forKey: "items").map(\.primaryKey)) == [item, other])
+    }
+
     /// The reader parses a file a piece at a time (4 KB first, then larger pieces): whichever byte a piece ends on —
     /// inside a tag, between an element and its end, inside text or an entity — the same graph reads back, and a
     /// value longer than a piece reads whole.
