@@ -13,8 +13,6 @@ public struct BinaryStoreFile: Sendable {
     public let metadata: [String: PropertyList]
     /// The model the file was written with (Xcode `contents` XML).
     public let modelContents: String
-    /// Objects per entity.
-    public let counts: [String: Int]
     let body: [UInt8]
     let entitiesOffset: Int
     let names: [String]
@@ -86,16 +84,22 @@ public struct BinaryStoreFile: Sendable {
         entitiesOffset = cursor.position
         self.names = names
         self.body = body
-        // Count objects per entity without decoding values.
+    }
+
+    /// The number of objects of each entity, read without decoding their values.
+    /// - Returns: objects per entity name.
+    /// - Throws: `StoreError` naming the offset when the objects cannot be walked.
+    public func objectCounts() throws(StoreError) -> [String: Int] {
         var counts: [String: Int] = [:]
-        var scan = cursor
+        var scan = Cursor(bytes: body, path: url.path, base: 16)
+        scan.position = entitiesOffset
         let entities = try scan.count()
         for _ in 0..<entities {
             let header = try scan.entityHeader(names: names)
             counts[header.name] = header.objectCount
             for _ in 0..<header.objectCount { try scan.skipObject(header) }
         }
-        self.counts = counts
+        return counts
     }
 
     /// The model the file carries.
@@ -116,10 +120,11 @@ public struct BinaryStoreFile: Sendable {
         cursor.position = entitiesOffset
         let entityNames = model.entities.map(\.name).sorted()
         var snapshots: [ObjectSnapshot] = []
-        snapshots.reserveCapacity(counts.values.reduce(0, +))
         let entities = try cursor.count()
         for _ in 0..<entities {
             let header = try cursor.entityHeader(names: names)
+            // The count is what the file claims: room is made for at most 65,536 objects ahead of reading them.
+            snapshots.reserveCapacity(snapshots.count + min(header.objectCount, 1 << 16))
             guard let layout = model.layout(of: header.name) else {
                 throw cursor.fail("unknown entity '\(header.name)' (not in the model)")
             }
@@ -134,8 +139,13 @@ public struct BinaryStoreFile: Sendable {
                 }
                 return (name, stored, slot)
             }
-            for (name, _) in header.relationships where layout.relationshipSlot(named: name) == nil {
-                throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
+            // Each stored relationship's slot, found once per entity.
+            var relationshipSlots: [Int] = []
+            for (name, _) in header.relationships {
+                guard let slot = layout.relationshipSlot(named: name) else {
+                    throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
+                }
+                relationshipSlots.append(slot)
             }
             let toMany = header.relationships.map(\.1)
             for _ in 0..<header.objectCount {
@@ -157,7 +167,10 @@ public struct BinaryStoreFile: Sendable {
                         throw cursor.fail("\(header.name).\(attribute.name) of \(id): \(error.description)")
                     }
                 }
-                var snapshot = ObjectSnapshot(objectID: id, version: Int64(version), layout: layout, values: values)
+                // Relationships by slot: those the file does not hold stay absent.
+                var snapshot = ObjectSnapshot(
+                    objectID: id, version: Int64(version), layout: layout, values: values,
+                    relationships: Array(repeating: .absent, count: layout.relationships.count))
                 for (r, (name, _)) in header.relationships.enumerated() {
                     if toMany[r] {
                         let count = try cursor.count()
@@ -174,19 +187,23 @@ public struct BinaryStoreFile: Sendable {
                                     entityName: entityNames[Int(entity)], storeIdentifier: storeIdentifier,
                                     primaryKey: Int64(key)))
                         }
-                        snapshot.toMany[name] = ids
+                        if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toMany(ids)) {
+                            snapshot.toMany[name] = ids
+                        }
                     } else {
                         let entity = try cursor.varint()
-                        if entity == 0 {
-                            snapshot.toOne[name] = .some(nil)
-                        } else {
+                        var destination: ManagedObjectID?
+                        if entity != 0 {
                             let key = try cursor.varint()
                             guard entity <= UInt64(entityNames.count), key < UInt64(Int64.max) else {
                                 throw cursor.fail("bad reference")
                             }
-                            snapshot.toOne[name] = ManagedObjectID(
+                            destination = ManagedObjectID(
                                 entityName: entityNames[Int(entity) - 1], storeIdentifier: storeIdentifier,
                                 primaryKey: Int64(key))
+                        }
+                        if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toOne(destination)) {
+                            snapshot.toOne[name] = .some(destination)
                         }
                     }
                 }
@@ -385,7 +402,13 @@ struct Cursor {
             guard let type = AttributeType(rawValue: UInt32(code) * 100) else {
                 throw fail("unknown type code \(code)")
             }
-            _ = try value(type)
+            switch type {
+            case .string, .binary, .transformable:
+                // Read as they are, whatever their bytes (strings are decoded repairing, data kept): only skipped.
+                _ = try take(try count())
+            default:
+                _ = try value(type)
+            }
         }
         for (_, toMany) in header.relationships {
             if toMany {

@@ -165,6 +165,26 @@ struct CorruptStoreTests {
         #expect(try Self.open(Data(), type: "Binary", ext: "binary")?.description.contains("too short") == true)
     }
 
+    /// A binary file counts its objects per entity without decoding them.
+    @Test func binaryFilesCountTheirObjects() throws {
+        BinaryStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("count.binary")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "Binary", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try Catalog.populate(context, count: 40)
+        try context.save()
+        var expected: [String: Int] = [:]
+        for entity in try Catalog.model().entities {
+            var request = FetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            let count = try context.count(for: request)
+            if count > 0 { expected[entity.name] = count }
+        }
+        #expect(try BinaryStoreFile(url: url).objectCounts() == expected)
+        #expect(expected["Item"] ?? 0 > 0)
+    }
+
     @Test func compressedBinaryDocumentsRoundTrip() throws {
         BinaryStore.register()
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.binary")
