@@ -89,7 +89,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "ModelFilesTests",
-            dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore", "TestSupport"],
+            dependencies: ["ModelFiles", "ObjectGraph", "SQLiteStore", "XMLStore", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -200,25 +200,28 @@ extension AttributeValue {
 
     /// Whether text is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit before the exponent.
     private static func isDecimalLiteral(_ text: String) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        func digits() -> Int {
-            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
-            bytes = bytes.dropFirst(count)
-            return count
-        }
-        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        var mantissaDigits = digits()
-        if bytes.first == UInt8(ascii: ".") {
-            bytes = bytes.dropFirst()
-            mantissaDigits += digits()
-        }
-        guard mantissaDigits > 0 else { return false }
-        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
+        var copy = text
+        return copy.withUTF8 { all in
+            var bytes = all[...]
+            func digits() -> Int {
+                let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+                bytes = bytes.dropFirst(count)
+                return count
+            }
             if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-            guard digits() > 0 else { return false }
+            var mantissaDigits = digits()
+            if bytes.first == UInt8(ascii: ".") {
+                bytes = bytes.dropFirst()
+                mantissaDigits += digits()
+            }
+            guard mantissaDigits > 0 else { return false }
+            if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+                bytes = bytes.dropFirst()
+                if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+                guard digits() > 0 else { return false }
+            }
+            return bytes.isEmpty
         }
-        return bytes.isEmpty
     }
 
     private var isBoolean: Bool {
@@ -301,7 +304,7 @@ extension AttributeValue {
                 throw fail("not a date (seconds since 2001, ISO 8601, or yyyy-MM-dd HH:mm:ss Z)")
             }
         case .uuid:
-            guard let u = UUID(uuidString: trimmed) else { throw fail("not a UUID") }
+            guard let u = UUIDText.parse(trimmed) else { throw fail("not a UUID") }
             self = .uuid(u)
         case .uri:
             guard let u = URL(string: trimmed), !trimmed.isEmpty else { throw fail("not a URL") }
