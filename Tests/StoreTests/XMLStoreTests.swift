@@ -52,6 +52,35 @@ struct XMLStoreTests {
         #expect(text.contains("<nextObjectID>114</nextObjectID>"))
     }
 
+    /// A large store's objects are freed on another thread when its coordinator goes away: they are freed all the same.
+    @Test func aLargeStoresObjectsAreFreedWhenItsCoordinatorGoes() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("large.xml")
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+            try coordinator.addPersistentStore(type: "XML", url: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for i in 0..<10_050 {
+                let tag = try context.insertNewObject(forEntityName: "Tag")
+                try tag.setValue(.string("t\(i)"), forKey: "label")
+            }
+            try context.save()
+        }
+        weak var probe: ManagedObjectID?
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+            try coordinator.addPersistentStore(type: "XML", url: url, options: ["readOnly": "YES"])
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let tags = try context.fetch(FetchRequest(entityName: "Tag"))
+            #expect(tags.count == 10_050)
+            probe = tags.first?.objectID
+            #expect(probe != nil)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while probe != nil && Date() < deadline { usleep(10_000) }
+        #expect(probe == nil)
+    }
+
     /// Objects of one entity that name their attributes in different orders, or in another case, read each value
     /// into its own attribute (the reader tries the order the previous object used first).
     @Test func attributesInAnyOrderReadIntoTheirOwnSlots() throws {

@@ -54,6 +54,24 @@ final class StoreEntry: @unchecked Sendable {
     var maxKeys: [String: Int64] = [:]
     let rootOf: [String: String]
 
+    /// A large store's objects are let go on another thread: whoever drops the last reference to the coordinator (a
+    /// command finishing, a document closing) does not wait while a hundred thousand snapshots are freed.
+    deinit {
+        guard objects.count >= Self.freedElsewhere else { return }
+        let doomed = Doomed(objects)
+        objects = [:]
+        DispatchQueue.global(qos: .utility).async { doomed.objects = [:] }
+    }
+
+    /// How many objects an entry holds before its deinit frees them on another thread.
+    static let freedElsewhere = 10_000
+
+    /// Objects handed to another thread to be freed there (only that thread touches them after the handover).
+    private final class Doomed: @unchecked Sendable {
+        var objects: [ManagedObjectID: ObjectSnapshot]
+        init(_ objects: [ManagedObjectID: ObjectSnapshot]) { self.objects = objects }
+    }
+
     /// - Parameter load: `false` for an atomic migration target, which starts empty whatever is at its URL
     ///   (an incremental store is always opened: it reads or creates its file).
     init(store: any PersistentStore, model: ManagedObjectModel, load: Bool = true) throws(StoreError) {
