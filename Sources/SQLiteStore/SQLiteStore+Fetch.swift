@@ -520,26 +520,26 @@ extension SQLiteStore {
                         let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
                         (condition, bindings, isRange) = ("IN (\(marks))", keys.map { .integer($0) }, false)
                     }
+                    // An unordered foreign key (the inverse's, or a hidden one) is read alone when the map is there:
+                    // each destination's entity comes from the map.
+                    let unorderedKey: String? =
+                        switch storage {
+                        case .inverseKey(_, let column, nil), .hiddenKey(_, let column): column
+                        default: nil
+                        }
+                    if let numbers, let column = unorderedKey {
+                        try readLinks(
+                            "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
+                            bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
+                            destination: destination, entityName: entityName, relationship: name, into: &result)
+                        break reading
+                    }
                     let sql: String
                     switch storage {
                     case .inverseKey(_, let column, let order):
-                        if let numbers, order == nil {
-                            try readLinks(
-                                "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
-                                bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
-                                destination: destination, entityName: entityName, relationship: name, into: &result)
-                            break reading
-                        }
                         sql =
                             "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
                     case .hiddenKey(_, let column):
-                        if let numbers {
-                            try readLinks(
-                                "SELECT Z_PK, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK",
-                                bindings, isRange: isRange, numbers: numbers, ownerByKey: ownerByKey,
-                                destination: destination, entityName: entityName, relationship: name, into: &result)
-                            break reading
-                        }
                         sql =
                             "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
                     case .joinTable(let table, let source, let target, let order):

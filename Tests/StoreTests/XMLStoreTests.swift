@@ -95,18 +95,16 @@ struct XMLStoreTests {
             <object type="ITEM" id="z5"><attribute name="name" type="string">five</attribute><attribute name="medium" type="int32">5</attribute><attribute name="weight" type="double">5.5</attribute></object>
             </database>
             """
-        try Data(text.utf8).write(to: url)
-        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
-        try coordinator.addPersistentStore(type: "XML", url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        let items = try context.fetch(FetchRequest(entityName: "Item"))
-        let seen = try items.map { item in
-            [
-                try item.attributeValue(forKey: "name").stringValue ?? "-",
-                try item.attributeValue(forKey: "medium").int64Value.map { "\($0)" } ?? "-",
-                try item.attributeValue(forKey: "weight").doubleValue.map { "\($0)" } ?? "-",
-            ].joined(separator: " ")
-        }.sorted()
+        let (context, items) = try Self.items(of: text, at: url)
+        let seen = try withExtendedLifetime(context) {
+            try items.map { item in
+                [
+                    try item.attributeValue(forKey: "name").stringValue ?? "-",
+                    try item.attributeValue(forKey: "medium").int64Value.map { "\($0)" } ?? "-",
+                    try item.attributeValue(forKey: "weight").doubleValue.map { "\($0)" } ?? "-",
+                ].joined(separator: " ")
+            }.sorted()
+        }
         #expect(seen == ["- 4 -", "five 5 5.5", "one 1 1.5", "three - 3.5", "two 2 2.5"])
     }
 
@@ -125,11 +123,7 @@ struct XMLStoreTests {
             <object type="OWNER" id="z\(owner)"><relationship name="items" type="0/0" destination="ITEM" idrefs="z\(item)"></relationship></object>
             </database>
             """
-        try Data(text.utf8).write(to: url)
-        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
-        try coordinator.addPersistentStore(type: "XML", url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        let items = try context.fetch(FetchRequest(entityName: "Item"))
+        let (context, items) = try Self.items(of: text, at: url)
         let first = try #require(items.first { $0.objectID.primaryKey == item })
         let second = try #require(items.first { $0.objectID.primaryKey == other })
         #expect(try first.object(forKey: "owner")?.objectID.primaryKey == owner)
@@ -140,6 +134,15 @@ struct XMLStoreTests {
         #expect(try second.object(forKey: "seeAlso")?.objectID.primaryKey == item)
         let tagObject = try #require(try context.fetch(FetchRequest(entityName: "Tag")).first)
         #expect(try Set(tagObject.objectIDs(forKey: "items").map(\.primaryKey)) == [item, other])
+    }
+
+    /// The catalog items of the XML store `text`, written at `url`, with the context holding them.
+    static func items(of text: String, at url: URL) throws -> (ManagedObjectContext, [ManagedObject]) {
+        try Data(text.utf8).write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        return (context, try context.fetch(FetchRequest(entityName: "Item")))
     }
 
     /// The reader parses a file a piece at a time (4 KB first, then larger pieces): whichever byte a piece ends on —
