@@ -136,6 +136,26 @@ struct XMLStoreTests {
         #expect(try Set(tagObject.objectIDs(forKey: "items").map(\.primaryKey)) == [item, other])
     }
 
+    /// A value's text is all its character data — CDATA sections and character references included, comments and
+    /// processing instructions left out — and a value split by them reads whole.
+    @Test func aValueIsItsCharacterData() throws {
+        XMLStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("text.xml")
+        let text = """
+            <database>
+            <object type="ITEM" id="z1"><attribute name="name" type="string">a<!-- not this -->b<![CDATA[<c>]]>&#100;<?pi no?>e</attribute></object>
+            <object type="ITEM" id="z2"><attribute name="name" type="string"><!-- only a comment --></attribute></object>
+            </database>
+            """
+        let (context, items) = try Self.items(of: text, at: url)
+        let names = try withExtendedLifetime(context) {
+            try items.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map {
+                try $0.attributeValue(forKey: "name")
+            }
+        }
+        #expect(names == [.string("ab<c>de"), .string("")])
+    }
+
     /// The catalog items of the XML store `text`, written at `url`, with the context holding them.
     static func items(of text: String, at url: URL) throws -> (ManagedObjectContext, [ManagedObject]) {
         try Data(text.utf8).write(to: url)
