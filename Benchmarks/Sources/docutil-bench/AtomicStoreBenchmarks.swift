@@ -22,19 +22,26 @@ enum AtomicStoreBenchmarks {
         return result
     }
 
-    /// One operation of this block, repeated, for a profiler (`perf record`): xml-save, xml-load, binary-save,
-    /// binary-load.
-    static func profile(_ operation: String, times: Int) throws {
+    /// The store identifier every store of this block is written with.
+    static let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
+
+    /// Registers the stores and makes the model, a scratch folder (the caller removes it) and `count` items.
+    static func setUp(count: Int) throws -> (ManagedObjectModel, URL, AtomicStoreContents) {
         XMLStore.register()
         BinaryStore.register()
         let model = try ObjectGraphBenchmarks.model()
+        let contents = AtomicStoreContents(identifier: uuid, snapshots: snapshots(count: count, storeIdentifier: uuid))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "docutil-bench-profile-\(UUID().uuidString)")
+            "docutil-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (model, directory, contents)
+    }
+
+    /// One operation of this block, repeated, for a profiler (`perf record`): xml-save, xml-load, binary-save,
+    /// binary-load.
+    static func profile(_ operation: String, times: Int) throws {
+        let (model, directory, contents) = try setUp(count: 100_000)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
-        let contents = AtomicStoreContents(
-            identifier: uuid, snapshots: snapshots(count: 100_000, storeIdentifier: uuid))
         let options = ["storeIdentifier": uuid]
         let xml = try XMLStore(
             description: StoreDescription(type: "XML", url: directory.appendingPathComponent("p.xml"), options: options)
@@ -57,15 +64,8 @@ enum AtomicStoreBenchmarks {
 
     static func run() throws {
         let count = 100_000
-        XMLStore.register()
-        BinaryStore.register()
-        let model = try ObjectGraphBenchmarks.model()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "docutil-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (model, directory, contents) = try setUp(count: count)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let uuid = "6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01"
-        let contents = AtomicStoreContents(identifier: uuid, snapshots: snapshots(count: count, storeIdentifier: uuid))
         print("\nAtomic stores (\(count) objects + 1 group; each save writes, flushes and renames a file)")
 
         // XML store.
@@ -77,10 +77,7 @@ enum AtomicStoreBenchmarks {
         }
         let xmlSize = (try FileManager.default.attributesOfItem(atPath: xmlURL.path)[.size] as? NSNumber)?.intValue ?? 0
         let rawSave = try Benchmark(name: "raw", iterations: 3).measure {
-            try rawXML(contents.snapshots).write(to: directory.appendingPathComponent("raw.xml"), options: [])
-            let fd = open(directory.appendingPathComponent("raw.xml").path, O_RDONLY)
-            fsync(fd)
-            close(fd)
+            try writeFlushed(rawXML(contents.snapshots), to: directory.appendingPathComponent("raw.xml"))
         }
         report(
             "XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave, baseline: rawSave,
@@ -108,13 +105,8 @@ enum AtomicStoreBenchmarks {
         let binarySize =
             (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? NSNumber)?.intValue ?? 0
         let fixedURL = directory.appendingPathComponent("fixed.bin")
-        var encoded = Data()
         let fixedSave = try Benchmark(name: "fixed save", iterations: 3).measure {
-            encoded = FixedCodec.encode(contents.snapshots)
-            try encoded.write(to: fixedURL)
-            let fd = open(fixedURL.path, O_RDONLY)
-            fsync(fd)
-            close(fd)
+            try writeFlushed(FixedCodec.encode(contents.snapshots), to: fixedURL)
         }
         let fixedLoad = try Benchmark(name: "fixed load", iterations: 3).measure {
             blackHole(FixedCodec.decode(try Data(contentsOf: fixedURL), storeIdentifier: uuid))
@@ -137,20 +129,13 @@ enum AtomicStoreBenchmarks {
             try xml.prepareWrite(loaded, model: model).commit()
         }
         let rawResave = try Benchmark(name: "raw of loaded", iterations: 3).measure {
-            try rawXML(loaded.snapshots).write(to: directory.appendingPathComponent("raw.xml"), options: [])
-            let fd = open(directory.appendingPathComponent("raw.xml").path, O_RDONLY)
-            fsync(fd)
-            close(fd)
+            try writeFlushed(rawXML(loaded.snapshots), to: directory.appendingPathComponent("raw.xml"))
         }
         let binaryResave = try Benchmark(name: "binary save of loaded", iterations: 3).measure {
             try binary.prepareWrite(loaded, model: model).commit()
         }
         let fixedResave = try Benchmark(name: "fixed save of loaded", iterations: 3).measure {
-            encoded = FixedCodec.encode(loaded.snapshots)
-            try encoded.write(to: fixedURL)
-            let fd = open(fixedURL.path, O_RDONLY)
-            fsync(fd)
-            close(fd)
+            try writeFlushed(FixedCodec.encode(loaded.snapshots), to: fixedURL)
         }
         print("Saving the snapshots a load gives (held by slot, as a document's save passes them):")
         report("XML save via the store", seconds: xmlResave, baseline: rawResave, goal: "goal ≤ 1.5×")
@@ -158,6 +143,14 @@ enum AtomicStoreBenchmarks {
         report("binary save via the store", seconds: binaryResave, baseline: fixedResave, goal: "goal ≤ 3×")
         report("  baseline: fixed-layout codec save + fsync", seconds: fixedResave)
         print(String(format: "binary vs XML: save %.1f× faster (goal ≥ 5×)", xmlResave / binaryResave))
+    }
+
+    /// Writes `data` to `url` and flushes it to the disk, as a store's save does (the baselines' write).
+    static func writeFlushed(_ data: Data, to url: URL) throws {
+        try data.write(to: url)
+        let fd = open(url.path, O_RDONLY)
+        fsync(fd)
+        close(fd)
     }
 
     /// libxml2's own streaming parse: every node read, names and values touched.

@@ -1,12 +1,12 @@
-public import Foundation
+package import Foundation
 
 /// UUIDs read from text without Foundation's parser on the common path.
-public enum UUIDText {
+package enum UUIDText {
     /// The UUID `text` spells, as `UUID(uuidString:)` reads it: the canonical form (`8-4-4-4-12` hexadecimal digits,
     /// either case) is read by hand; anything else is left to Foundation, so that exactly the same texts are accepted.
     /// - Parameter text: the text.
     /// - Returns: the UUID, or `nil` when the text is not one.
-    public static func parse(_ text: String) -> UUID? {
+    package static func parse(_ text: String) -> UUID? {
         var copy = text
         let fast = copy.withUTF8 { bytes -> UUID? in
             guard bytes.count == 36 else { return nil }
