@@ -245,7 +245,7 @@ public enum DocumentStack {
                     throw error.inFile("\(url.path) (the model in its metadata)")
                 }
             } else if type == SQLiteStore.typeName {
-                let file = try SQLiteStoreFile(url: url)
+                let file = try SQLiteStoreFile(url: url, counting: false)
                 if case .string(let contents)? = file.metadata[SQLiteStore.modelMetadataKey] {
                     return (try embedded(contents, in: url), "embedded", [])
                 }

@@ -316,6 +316,9 @@ extension SQLiteStore {
         var layout: (columns: [String: Int32], key: Int32, entity: Int32, version: Int32?)? = nil
         var plans: [Int64: RowPlan] = [:]
         var last: (Int64, RowPlan)? = nil
+        // The last destination of each to-one of the current plan, with the key (and entity number) it was read
+        // from: rows in a run often point at the same object (a department's people), which is made once.
+        var recent: [(key: Int64, entity: Int64, id: ManagedObjectID)?] = []
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
             if layout == nil {
                 var found: [String: Int32] = [:]
@@ -342,6 +345,7 @@ extension SQLiteStore {
             } else if let known = plans[ent] {
                 plan = known
                 last = (ent, known)
+                recent = Array(repeating: nil, count: known.toOnes.count)
             } else {
                 guard let made = rowPlan(entityName: id.entityName, columns: columns) else {
                     throw SQLiteStoreError(.malformed, path: database.path, "no entity \(id.entityName) in the model")
@@ -349,6 +353,7 @@ extension SQLiteStore {
                 plans[ent] = made
                 plan = made
                 last = (ent, made)
+                recent = Array(repeating: nil, count: made.toOnes.count)
             }
             // Values go straight into the entity's slots (no dictionary by name).
             var values = [AttributeValue](repeating: .null, count: plan.layout.attributes.count)
@@ -379,8 +384,19 @@ extension SQLiteStore {
                 values[attribute.slot] = value
             }
             var relationships = plan.relationships
-            for toOne in plan.toOnes {
+            for (n, toOne) in plan.toOnes.enumerated() {
                 guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else { continue }
+                if let seen = recent[n], sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
+                    sqlite3_column_int64(statement, toOne.index) == seen.key,
+                    toOne.entityIndex.map({
+                        sqlite3_column_type(statement, $0) == SQLITE_INTEGER
+                            && sqlite3_column_int64(statement, $0) == seen.entity
+                    }) ?? true
+                {
+                    // The same destination as the row before (already checked): the same ID.
+                    relationships[toOne.slot] = .toOne(seen.id)
+                    continue
+                }
                 if let entityIndex = toOne.entityIndex {
                     let destination = try objectID(
                         statement, key: toOne.index, entity: entityIndex, table: "\(table).\(toOne.name)")
@@ -390,6 +406,7 @@ extension SQLiteStore {
                             "\(id).\(toOne.name) points at a \(destination.entityName), not a \(toOne.destination)")
                     }
                     relationships[toOne.slot] = .toOne(destination)
+                    recent[n] = (destination.primaryKey, sqlite3_column_int64(statement, entityIndex), destination)
                 } else {
                     guard sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
                         sqlite3_column_int64(statement, toOne.index) > 0
@@ -399,10 +416,11 @@ extension SQLiteStore {
                             "\(id).\(toOne.name) holds \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, toOne.index))), not an object key"
                         )
                     }
-                    relationships[toOne.slot] = .toOne(
-                        ManagedObjectID(
-                            entityName: toOne.destination, storeIdentifier: identifier,
-                            primaryKey: sqlite3_column_int64(statement, toOne.index)))
+                    let destination = ManagedObjectID(
+                        entityName: toOne.destination, storeIdentifier: identifier,
+                        primaryKey: sqlite3_column_int64(statement, toOne.index))
+                    relationships[toOne.slot] = .toOne(destination)
+                    recent[n] = (destination.primaryKey, 0, destination)
                 }
             }
             var snapshot = ObjectSnapshot(

@@ -76,7 +76,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 make: { description throws(StoreError) in try SQLiteStore(description: description) },
                 readMetadata: { url throws(StoreError) in
                     do throws(SQLiteStoreError) {
-                        return try SQLiteStoreFile(url: url).metadata
+                        return try SQLiteStoreFile(url: url, counting: false).metadata
                     } catch {
                         throw StoreError(error.code == .notFound ? .notFound : .corrupt, path: url.path, error.message)
                     }

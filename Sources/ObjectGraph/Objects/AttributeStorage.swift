@@ -112,7 +112,6 @@ struct AttributeStorage {
         if isNull(index) { return .null }
         let slot = layout.slots[index]
         let p = base + slot.offset
-        let type = layout.attributes[index].type
         switch slot.kind {
         case .int16: return .integer16(p.load(as: Int16.self))
         case .int32: return .integer32(p.load(as: Int32.self))
@@ -126,10 +125,10 @@ struct AttributeStorage {
         case .string: return p.assumingMemoryBound(to: String?.self).pointee.map { .string($0) } ?? .null
         case .data:
             guard let d = p.assumingMemoryBound(to: Data?.self).pointee else { return .null }
-            return type == .transformable ? .transformable(d) : .binary(d)
+            return layout.attributeTypes[index] == .transformable ? .transformable(d) : .binary(d)
         case .url:
             guard let u = p.assumingMemoryBound(to: URL?.self).pointee else { return .null }
-            return type == .objectID ? .objectID(u) : .uri(u)
+            return layout.attributeTypes[index] == .objectID ? .objectID(u) : .uri(u)
         case .value: return p.assumingMemoryBound(to: AttributeValue.self).pointee
         }
     }

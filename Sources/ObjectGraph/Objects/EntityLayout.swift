@@ -30,12 +30,16 @@ public final class EntityLayout: Sendable {
     /// The attributes that are stored (not transient): slot, name and type, without copying descriptions in loops
     /// that run once per object.
     let storedAttributes: [(slot: Int, name: String, type: AttributeType)]
+    /// The slots of the stored attributes, for loops that need nothing else of them.
+    let storedAttributeSlots: [Int]
     /// The type of each attribute, by slot.
     let attributeTypes: [AttributeType]
     /// The stored attributes computed from a derivation expression (usually none), for saves.
     let derivedAttributes: [AttributeDescription]
     /// The relationships that are stored: slot, name, and whether each is to-many.
     let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
+    /// Each relationship's shape, by slot: whether it is to-many and whether it is stored (not transient).
+    let relationshipShapes: [(isToMany: Bool, isStored: Bool)]
     /// The slots of the attributes the model gives a rule a value can break (required, bounds, lengths, pattern):
     /// the only values a save's validation of a plain object reads.
     let ruledAttributeSlots: [Int]
@@ -66,9 +70,11 @@ public final class EntityLayout: Sendable {
         storedAttributes = attributes.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.type)
         }
+        storedAttributeSlots = storedAttributes.map(\.slot)
         storedRelationships = relationships.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.isToMany)
         }
+        relationshipShapes = relationships.map { ($0.isToMany, !$0.isTransient) }
         ruledAttributeSlots = attributes.indices.filter { ManagedObjectContext.attributeHasRules(attributes[$0]) }
         ruledRelationshipSlots = relationships.indices.filter {
             let relationship = relationships[$0]

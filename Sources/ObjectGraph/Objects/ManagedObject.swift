@@ -140,19 +140,15 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             // A fault (the usual case: a fetch): its values go straight into new storage, which is let go again if
             // one does not fit, so the object stays a fault.
             let fresh = AttributeStorage(layout: entity)
-            for (i, name, _) in entity.storedAttributes {
-                let value = i < slotted.count ? slotted[i] : .null
-                guard !value.isNull else { continue }
+            for i in entity.storedAttributeSlots where i < slotted.count && !slotted[i].isNull {
                 do {
-                    fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
+                    fresh.set(i, try entity.converted(slotted[i], forAttributeAt: i), layout: entity)
                 } catch {
                     fresh.free(layout: entity)
-                    throw doesNotFit(name, error)
+                    throw doesNotFit(entity.attributes[i].name, error)
                 }
             }
             storage = fresh
-            relationshipSlots = ContiguousArray(
-                entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
             fillRelationships(from: snapshot)
             setRawValues([:])
             return
@@ -180,8 +176,6 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         } else {
             filled = AttributeStorage(layout: entity)
             storage = filled
-            relationshipSlots = ContiguousArray(
-                entity.relationships.map { $0.isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) })
         }
         for (i, value) in converted { filled.set(i, value, layout: entity) }
         fillRelationships(from: snapshot)
@@ -199,25 +193,34 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The relationships (as IDs, resolved when first used) and version of a snapshot.
     private func fillRelationships(from snapshot: ObjectSnapshot) {
         storeVersion = snapshot.version
-        if let slotted = snapshot.slottedRelationships, slotted.layout === entity {
-            for (i, _, isToMany) in entity.storedRelationships where i < slotted.values.count {
-                switch slotted.values[i] {
-                case .toManyFault: relationshipSlots[i] = .toManyFault
-                case .toMany(let ids): relationshipSlots[i] = .unresolvedToMany(ids)
-                case .toOne(let id): relationshipSlots[i] = .unresolvedToOne(id)
-                case .absent: relationshipSlots[i] = isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+        // Built in one pass, one allocation. A transient relationship keeps what it held when a filled object is
+        // filled again (a refresh); a fault's starts empty.
+        let previous = relationshipSlots
+        let slotted = snapshot.slottedRelationships.flatMap { $0.layout === entity ? $0.values : nil }
+        var slots = ContiguousArray<RelationshipSlot>()
+        slots.reserveCapacity(entity.relationshipShapes.count)
+        for (i, (isToMany, isStored)) in entity.relationshipShapes.enumerated() {
+            let empty: RelationshipSlot = isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+            guard isStored else {
+                slots.append(i < previous.count ? previous[i] : empty)
+                continue
+            }
+            if let slotted {
+                switch i < slotted.count ? slotted[i] : .absent {
+                case .toManyFault: slots.append(.toManyFault)
+                case .toMany(let ids): slots.append(.unresolvedToMany(ids))
+                case .toOne(let id): slots.append(.unresolvedToOne(id))
+                case .absent: slots.append(empty)
                 }
-            }
-            return
-        }
-        for (i, name, isToMany) in entity.storedRelationships {
-            if isToMany {
-                relationshipSlots[i] =
-                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? [])
+            } else if isToMany {
+                let name = entity.relationships[i].name
+                slots.append(
+                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? []))
             } else {
-                relationshipSlots[i] = .unresolvedToOne(snapshot[toOne: name] ?? nil)
+                slots.append(.unresolvedToOne(snapshot[toOne: entity.relationships[i].name] ?? nil))
             }
         }
+        relationshipSlots = slots
     }
 
     /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.
