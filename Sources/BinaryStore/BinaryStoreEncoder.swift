@@ -114,7 +114,8 @@ struct BinaryStoreEncoder {
             var objects = byEntity.removeValue(forKey: plan.name) ?? []
             if !zip(objects, objects.dropFirst()).allSatisfy({ $0.key < $1.key }) { objects.sort { $0.key < $1.key } }
             encodeEntityStart(plan, count: objects.count)
-            for object in objects { try encodeObject(snapshots[object.place], plan) }
+            var reader = SlotReader(layout: plan.layout)
+            for object in objects { try encodeObject(snapshots[object.place], plan, &reader) }
         }
         let body = compress ? try Zlib.compress(out) : out
         var file = Self.fileStart(compressed: compress)
@@ -147,6 +148,7 @@ struct BinaryStoreEncoder {
         var entity = -1
         var left = 0
         var last = Int64.min
+        var reader: SlotReader? = nil
         while let batch = try stream.next() {
             for snapshot in batch {
                 while left == 0 {
@@ -157,6 +159,7 @@ struct BinaryStoreEncoder {
                     left = stream.counts[plans[entity].name] ?? 0
                     last = Int64.min
                     encodeEntityStart(plans[entity], count: left)
+                    reader = SlotReader(layout: plans[entity].layout)
                 }
                 guard snapshot.objectID.entityName == plans[entity].name, snapshot.objectID.primaryKey > last else {
                     throw StoreError(
@@ -164,7 +167,12 @@ struct BinaryStoreEncoder {
                         "\(snapshot.objectID) came out of order: a stream must go entity by entity, keys ascending")
                 }
                 last = snapshot.objectID.primaryKey
-                try encodeObject(snapshot, plans[entity])
+                // Set with the entity above: never nil here, and never a reason to leave an object out.
+                guard var current = reader.take() else {
+                    throw StoreError(.unsupported, "\(snapshot.objectID) came before its entity; not written")
+                }
+                try encodeObject(snapshot, plans[entity], &current)
+                reader = current
                 left -= 1
             }
             if out.count >= 1 << 20 { try flush(&self) }
@@ -246,18 +254,18 @@ struct BinaryStoreEncoder {
     }
 
     /// One object: key, version, the bitmap of present attributes and their values, then every relationship.
-    private mutating func encodeObject(_ snapshot: ObjectSnapshot, _ plan: EntityPlan) throws(StoreError) {
+    /// - Parameter reader: Reads the snapshot's values by slot (one reader for all the objects of an entity).
+    private mutating func encodeObject(_ snapshot: ObjectSnapshot, _ plan: EntityPlan, _ reader: inout SlotReader)
+        throws(StoreError)
+    {
         let layout = plan.layout
         varint(UInt64(snapshot.objectID.primaryKey))
         varint(UInt64(max(0, snapshot.version)))
         let bitmapStart = out.count
         out.append(contentsOf: repeatElement(0, count: (plan.columns.count + 7) / 8))
-        // A snapshot held by this layout's slots is read slot by slot.
-        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
+        reader.read(snapshot)
         for (i, column) in plan.columns.enumerated() {
-            let value =
-                slotted.map { column.slot < $0.count ? $0[column.slot] : .null }
-                ?? snapshot[attribute: column.name]
+            let value = reader[column.slot]
             guard !value.isNull else { continue }
             let converted: AttributeValue
             do {

@@ -267,6 +267,13 @@ public struct ObjectSnapshot: Sendable, Hashable {
         version = update.snapshot.version
     }
 
+    /// Calls `body` with each attribute value held by name (none when the snapshot holds them by slot), in the
+    /// dictionary's order, without copying the dictionary.
+    package func forEachNamedAttribute(_ body: (String, AttributeValue) -> Void) {
+        guard slotted == nil else { return }
+        for (name, value) in named { body(name, value) }
+    }
+
     /// The value of an attribute; ``AttributeValue/null`` when absent.
     /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
