@@ -97,6 +97,8 @@ struct BinaryStoreEncoder {
     /// The names table and each entity's plan, for the entities that have objects (sorted by name).
     private var nameIndex: [String: Int] = [:]
     private var entityIndex: [String: Int] = [:]
+    /// The entity of the last destination written, and its index.
+    private var lastReference: (name: String, index: Int)?
 
     /// Encodes a whole store from snapshots in any order.
     mutating func encode(
@@ -259,6 +261,9 @@ struct BinaryStoreEncoder {
         throws(StoreError)
     {
         let layout = plan.layout
+        guard snapshot.objectID.primaryKey > 0 else {
+            throw StoreError(.corrupt, "\(snapshot.objectID) has no key a file can hold; not written")
+        }
         varint(UInt64(snapshot.objectID.primaryKey))
         varint(UInt64(max(0, snapshot.version)))
         let bitmapStart = out.count
@@ -283,16 +288,39 @@ struct BinaryStoreEncoder {
                 let ids = snapshot[toMany: relationship.name] ?? []
                 varint(UInt64(ids.count))
                 for id in ids {
-                    varint(UInt64(entityIndex[id.entityName] ?? 0))
-                    varint(UInt64(id.primaryKey))
+                    let (entity, key) = try reference(id, from: snapshot.objectID, relationship.name)
+                    varint(entity)
+                    varint(key)
                 }
             } else if let id = snapshot[toOne: relationship.name] ?? nil {
-                varint(UInt64((entityIndex[id.entityName] ?? 0) + 1))
-                varint(UInt64(id.primaryKey))
+                let (entity, key) = try reference(id, from: snapshot.objectID, relationship.name)
+                varint(entity + 1)
+                varint(key)
             } else {
                 varint(0)
             }
         }
+    }
+
+    /// A destination as the file names it: its entity's index in the names table and its key. One the file cannot
+    /// name (an entity the model lacks, a key that is not positive) is an error, never another object.
+    private mutating func reference(_ id: ManagedObjectID, from owner: ManagedObjectID, _ name: String)
+        throws(StoreError) -> (entity: UInt64, key: UInt64)
+    {
+        // Destinations come in runs of one entity: the last one's index is tried before the table.
+        let index: Int
+        if let last = lastReference, last.name == id.entityName {
+            index = last.index
+        } else if let found = entityIndex[id.entityName] {
+            index = found
+            lastReference = (id.entityName, found)
+        } else {
+            throw StoreError(.corrupt, "\(owner).\(name) names \(id), an entity the model lacks; not written")
+        }
+        guard id.primaryKey > 0 else {
+            throw StoreError(.corrupt, "\(owner).\(name) names \(id), which has no key a file can hold; not written")
+        }
+        return (UInt64(index), UInt64(id.primaryKey))
     }
 
     /// Appends one value; `false` for null (not stored: its bit stays clear).

@@ -131,12 +131,9 @@ struct XMLStoreDecoder {
                 ids.reserveCapacity(relationship.refs.count)
                 for ref in relationship.refs {
                     guard let destination = idOfObject[ref] else {
-                        guard collecting else {
-                            throw .xml(
-                                path, line: object.line,
-                                "\(entityName).\(description.name) refers to z\(ref), which is not in the store")
-                        }
-                        // Kept, for the graph's check to name.
+                        // A reference to an object that no longer exists (a relationship without an inverse whose
+                        // destination was deleted) is kept as it is, as the other stores keep theirs: the object
+                        // it names fails to load when asked for, `check` names it, and a save writes it back.
                         ids.append(
                             ManagedObjectID(
                                 entityName: description.destinationEntityName, storeIdentifier: storeIdentifier,

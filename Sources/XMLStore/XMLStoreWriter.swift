@@ -142,9 +142,13 @@ struct XMLStoreWriter {
             plans[entityName] = plan
         }
         append("    <object type=\"")
+        let ownKey = key(snapshot.objectID)
+        guard ownKey > 0 else {
+            throw StoreError(.corrupt, "\(snapshot.objectID) has no key a file can hold; not written")
+        }
         append(plan.type)
         append("\" id=\"z")
-        appendInteger(key(snapshot.objectID))
+        appendInteger(ownKey)
         append("\">\n")
         // A snapshot held by this layout's slots is read slot by slot.
         let slotted = snapshot.slotted.flatMap { $0.layout === plan.layout ? $0.values : nil }
@@ -173,9 +177,17 @@ struct XMLStoreWriter {
             if !ids.isEmpty {
                 append(" idrefs=\"")
                 for (i, id) in ids.enumerated() {
+                    let written = key(id)
+                    // An id the file could not hold would make a document that does not open again.
+                    guard written > 0 else {
+                        throw StoreError(
+                            .corrupt,
+                            "\(snapshot.objectID).\(relationship.name) names \(id), which has no key a file can hold; not written"
+                        )
+                    }
                     if i > 0 { out.append(0x20) }
                     out.append(UInt8(ascii: "z"))
-                    appendInteger(key(id))
+                    appendInteger(written)
                 }
                 out.append(UInt8(ascii: "\""))
             }

@@ -106,10 +106,6 @@ struct CorruptStoreTests {
         ),
         ("<database><object type=\"ITEM\" id=\"x1\"></object></database>", "bad id"),
         (
-            "<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9\"></relationship></object></database>",
-            "not in the store"
-        ),
-        (
             "<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z9223372036854775808\"></relationship></object></database>",
             "bad id 'z9223372036854775808'"
         ),
@@ -149,6 +145,28 @@ struct CorruptStoreTests {
         let found = try #require(error)
         #expect(found.description.contains(expected), "\(found)")
         #expect(found.path?.contains("damaged.xml:") == true, "\(found)")
+    }
+
+    /// A reference to an object the file does not hold opens (as the other stores' do): the reference is kept as an ID
+    /// of the relationship's destination entity, reading that object is an error naming it, and the graph's check
+    /// reports it.
+    @Test func aReferenceToAMissingObjectIsKeptAndReported() throws {
+        let text = """
+            <database><object type="ITEM" id="z1"><relationship name="owner" type="1/1" destination="OWNER" idrefs="z9"></relationship></object></database>
+            """
+        #expect(try Self.open(Data(text.utf8), type: "XML", ext: "xml") == nil)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("dangling.xml")
+        try Data(text.utf8).write(to: url)
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        let store = try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let item = try #require(try context.fetch(FetchRequest(entityName: "Item")).first)
+        let missing = ManagedObjectID(entityName: "Owner", storeIdentifier: store.identifier, primaryKey: 9)
+        #expect(try item.objectIDs(forKey: "owner") == [missing])
+        #expect(throws: ObjectGraphError.self) { try item.object(forKey: "owner")?.attributeValue(forKey: "name") }
+        let snapshots = try coordinator.storedSnapshots(of: store)
+        let problems = SnapshotCheck.problems(in: snapshots, model: coordinator.model)
+        #expect(problems.map(\.kind) == [.danglingReference], "\(problems)")
     }
 
     @Test func binaryHeaderProblemsAreNamed() throws {

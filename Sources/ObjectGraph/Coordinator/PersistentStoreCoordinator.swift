@@ -391,6 +391,35 @@ public final class PersistentStoreCoordinator: Sendable {
         state.withLock { $0.entries.first { $0.entityNames.contains(name) }?.store.identifier }
     }
 
+    /// Refuses a save that links an object to one its store cannot hold: in another store or in none (a key from a
+    /// made-up ID), or with a key no store hands out (temporary, zero, negative). Stores write a destination as a key
+    /// of their own: it would be read back as another object, or as a file that does not open. A destination that
+    /// merely no longer exists (a relationship without an inverse, after its destination was deleted) is kept, as
+    /// Core Data keeps it; `check` reports it. An update is checked only for the relationships it changes.
+    static func checkDestinations(
+        inserted: [ObjectSnapshot], updated: [ObjectUpdate], store identifier: String, path: String?
+    ) throws(StoreError) {
+        func check(_ owner: ManagedObjectID, _ name: String, _ destination: ManagedObjectID) throws(StoreError) {
+            guard destination.isTemporary || destination.storeIdentifier != identifier || destination.primaryKey <= 0
+            else { return }
+            throw StoreError(
+                .unsupported, path: path,
+                "\(owner).\(name) names \(destination), which is not an object of this store (a relationship links objects of one store); not saved"
+            )
+        }
+        for snapshot in inserted {
+            try snapshot.forEachDestination { (name, destination) throws(StoreError) in
+                try check(snapshot.objectID, name, destination)
+            }
+        }
+        for update in updated where !update.changedKeys.isEmpty {
+            try update.snapshot.forEachDestination { (name, destination) throws(StoreError) in
+                guard update.changedKeys.contains(name) else { return }
+                try check(update.snapshot.objectID, name, destination)
+            }
+        }
+    }
+
     /// Saves changes to every store involved, all or nothing.
     ///
     /// Atomic stores are checked for conflicts under the lock before anything is written; incremental stores check
@@ -443,6 +472,8 @@ public final class PersistentStoreCoordinator: Sendable {
                     if entry.store.description.isReadOnly {
                         throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")
                     }
+                    try Self.checkDestinations(
+                        inserted: inserted, updated: updated, store: identifier, path: entry.store.description.url?.path)
                     let (transaction, apply) = try entry.prepare(
                         inserted: inserted, updated: updated, deleted: deleted, model: model)
                     prepared.append((entry, transaction, apply))

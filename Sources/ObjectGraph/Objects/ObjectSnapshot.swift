@@ -182,6 +182,23 @@ public struct ObjectSnapshot: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with each relationship the snapshot holds destinations for and each destination (to-one and
+    /// to-many alike, in no particular order of relationships), without making dictionaries.
+    package func forEachDestination<E: Error>(_ body: (String, ManagedObjectID) throws(E) -> Void) throws(E) {
+        guard let slotted = slottedRelationships else {
+            for (name, id) in namedToOne { if let id { try body(name, id) } }
+            for (name, ids) in namedToMany { for id in ids { try body(name, id) } }
+            return
+        }
+        for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
+            switch value {
+            case .toOne(let id?): try body(slotted.layout.relationships[slot].name, id)
+            case .toMany(let ids): for id in ids { try body(slotted.layout.relationships[slot].name, id) }
+            case .toOne(nil), .absent, .toManyFault: break
+            }
+        }
+    }
+
     /// Whether the snapshot holds destinations for any to-many relationship (``toMany`` is not empty).
     package var hasToMany: Bool {
         guard let slotted = slottedRelationships else { return !namedToMany.isEmpty }

@@ -1,0 +1,96 @@
+import Foundation
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// What a relationship may point at when it is saved, in every store with a file: an object that is gone (a
+/// relationship without an inverse, after its destination was deleted) is kept as the reference it is and the
+/// document opens again; an object no store of this document could hold (a made-up ID: another store's, a key
+/// that is not positive) is refused, and the file is left as it was.
+struct DestinationTests {
+    static let fileStores = StoreUnderTest.all.filter { $0.fileExtension != nil && $0.type != "TestJSON" }
+
+    /// A document of `store`'s type with two saved items, the first seeing the second (`seeAlso` has no inverse).
+    static func document(_ store: StoreUnderTest) throws -> (URL, ManagedObjectContext, [ManagedObject]) {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.\(store.fileExtension ?? "")")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let first = try context.insertNewObject(forEntityName: "Item")
+        try first.setAttributeValue(.string("first"), forKey: "name")
+        let second = try context.insertNewObject(forEntityName: "Item")
+        try second.setAttributeValue(.string("second"), forKey: "name")
+        try first.setObject(second, forKey: "seeAlso")
+        try context.save()
+        return (url, context, [first, second])
+    }
+
+    static func reopen(_ store: StoreUnderTest, _ url: URL) throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        return ManagedObjectContext(coordinator: coordinator)
+    }
+
+    @Test(arguments: fileStores)
+    func aReferenceToADeletedObjectIsKeptAndTheDocumentOpens(store: StoreUnderTest) throws {
+        let (url, context, items) = try Self.document(store)
+        let gone = items[1].objectID
+        context.delete(items[1])
+        try context.save()
+
+        let again = try Self.reopen(store, url)
+        let request = FetchRequest(
+            entityName: "Item", predicate: try ObjectPredicate(format: "name == %@", FormatArgument("first")))
+        let first = try #require(try again.fetch(request).first)
+        #expect(try first.objectIDs(forKey: "seeAlso") == [gone])
+        // The object it names is gone: reading it is an error naming it, never another object or nil.
+        do {
+            _ = try first.object(forKey: "seeAlso")?.attributeValue(forKey: "name")
+            Issue.record("\(store): a deleted object was read")
+        } catch {
+            #expect("\(error)".contains(gone.uriString), "\(error)")
+        }
+        // A later save keeps the reference as it is.
+        try first.setAttributeValue(.string("first, again"), forKey: "name")
+        try again.save()
+        let third = try Self.reopen(store, url)
+        let reread = try #require(try third.fetch(FetchRequest(entityName: "Item")).first)
+        #expect(try reread.objectIDs(forKey: "seeAlso") == [gone])
+    }
+
+    /// IDs no store of the document hands out: a key that is not positive, another store's key.
+    static func madeUp(_ store: any PersistentStore) -> [ManagedObjectID] {
+        [
+            ManagedObjectID(entityName: "Item", storeIdentifier: store.identifier, primaryKey: -5),
+            ManagedObjectID(entityName: "Item", storeIdentifier: store.identifier, primaryKey: 0),
+            ManagedObjectID(entityName: "Item", storeIdentifier: "ANOTHER-STORE", primaryKey: 1),
+        ]
+    }
+
+    @Test(arguments: fileStores)
+    func aMadeUpDestinationIsRefusedAndTheFileKept(store: StoreUnderTest) throws {
+        let (url, context, items) = try Self.document(store)
+        let storeObject = try #require(context.persistentStoreCoordinator.persistentStores.first)
+        for id in Self.madeUp(storeObject) {
+            let before = try Data(contentsOf: url)
+            // On an object being inserted, and on a change of a saved one.
+            let inserted = try context.insertNewObject(forEntityName: "Item")
+            try inserted.setObject(try context.object(with: id), forKey: "seeAlso")
+            do {
+                try context.save()
+                Issue.record("\(store): a link to \(id) was saved")
+            } catch {
+                #expect("\(error)".contains("seeAlso"), "\(error)")
+                #expect("\(error)".contains(id.uriString), "\(error)")
+            }
+            context.rollback()
+            try items[0].setObject(try context.object(with: id), forKey: "seeAlso")
+            #expect(throws: ContextError.self) { try context.save() }
+            context.rollback()
+            #expect(try Data(contentsOf: url) == before)
+        }
+        // The document is as it was saved.
+        let again = try Self.reopen(store, url)
+        #expect(try again.fetch(FetchRequest(entityName: "Item")).count == 2)
+    }
+}
