@@ -473,7 +473,8 @@ public final class PersistentStoreCoordinator: Sendable {
                         throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")
                     }
                     try Self.checkDestinations(
-                        inserted: inserted, updated: updated, store: identifier, path: entry.store.description.url?.path)
+                        inserted: inserted, updated: updated, store: identifier, path: entry.store.description.url?.path
+                    )
                     let (transaction, apply) = try entry.prepare(
                         inserted: inserted, updated: updated, deleted: deleted, model: model)
                     prepared.append((entry, transaction, apply))
