@@ -234,7 +234,11 @@ struct BinaryStoreEncoder {
         for name in names { string(name) }
         string(uuid)
         metadataValue(.dictionary(metadata))
-        string(XcodeModelWriter.contents(of: model))
+        do {
+            string(try XcodeModelWriter.contents(of: model))
+        } catch {
+            throw StoreError(.unsupported, "the model cannot be written into the document: \(error.message)")
+        }
         varint(UInt64(entityNames.count))
         return plans
     }
@@ -279,6 +283,12 @@ struct BinaryStoreEncoder {
                 throw StoreError(
                     .corrupt,
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID): \(error.description); not written")
+            }
+            guard !converted.holdsDecimalNaN else {
+                throw StoreError(
+                    .unsupported,
+                    "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) is a decimal NaN, which no store file can hold; not written"
+                )
             }
             guard encode(converted) else { continue }
             out[bitmapStart + i / 8] |= 1 << UInt8(i % 8)

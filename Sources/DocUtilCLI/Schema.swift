@@ -32,7 +32,7 @@ struct Schema: ParsableCommand {
             switch format {
             case .text: output = SchemaText.render(loaded)
             case .json: output = SchemaJSON.render(loaded.model).serialized() + "\n"
-            case .xcdatamodel: output = XcodeModelWriter.contents(of: loaded.model)
+            case .xcdatamodel: output = try XcodeModelWriter.contents(of: loaded.model)
             }
             FileHandle.standardOutput.write(Data(output.utf8))
         }

@@ -47,6 +47,7 @@ extension DocumentError {
         case .notFound: self.init(.noInput, error.description)
         case .io: self.init(.io, error.description)
         case .notAStore, .malformed: self.init(.badData, error.description)
+        case .unsupported: self.init(.unsupported, error.description)
         }
     }
 

@@ -159,11 +159,13 @@ public enum ModelLoader {
     /// - Parameters:
     ///   - model: the model.
     ///   - url: the `.xcdatamodel` folder to create.
-    /// - Throws: ``ModelFileError`` `io` when it cannot be written.
+    /// - Throws: ``ModelFileError`` `io` when it cannot be written, `unsupported` when a string of the model holds a
+    ///   character XML cannot hold.
     public static func writeXcodeModel(_ model: ManagedObjectModel, to url: URL) throws(ModelFileError) {
+        let text = try XcodeModelWriter.contents(of: model)
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try Data(XcodeModelWriter.contents(of: model).utf8).write(
+            try Data(text.utf8).write(
                 to: url.appendingPathComponent("contents"), options: .atomic)
         } catch {
             throw ModelFileError(.io, path: url.path, "cannot write the model: \(error.localizedDescription)")

@@ -129,11 +129,21 @@ final class SQLiteDatabase {
             case .null: status = sqlite3_bind_null(statement, index)
             case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
             case .real(let v): status = sqlite3_bind_double(statement, index, v)
-            case .text(let s): status = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
+            case .text(let s):
+                // By its length: a string may hold U+0000, which a C string would end at.
+                var s = s
+                status = s.withUTF8 { bytes in
+                    // An empty string still needs a pointer (NULL would bind NULL); nothing is read from it.
+                    let text =
+                        bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                        ?? UnsafePointer<CChar>(bitPattern: 1)
+                    return sqlite3_bind_text64(
+                        statement, index, text, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                }
             case .blob(let d):
                 status = d.withUnsafeBytes {
-                    sqlite3_bind_blob(
-                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                    sqlite3_bind_blob64(
+                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
                         sqliteTransient)
                 }
             }

@@ -159,9 +159,9 @@ extension SQLiteStore {
     /// columns of `keys`, when given).
     private func forEachColumn(
         of snapshot: ObjectSnapshot, keys: Set<String>?, _ body: (String, SQLiteValue) -> Void
-    ) {
+    ) throws(SQLiteStoreError) {
         let entityName = snapshot.objectID.entityName
-        forEachColumn(
+        try forEachColumn(
             of: snapshot, keys: keys, plan: columnPlan(for: entityName), layout: model.layout(of: entityName), body)
     }
 
@@ -170,7 +170,7 @@ extension SQLiteStore {
     private func forEachColumn(
         of snapshot: ObjectSnapshot, keys: Set<String>?, plan: [ColumnSource], layout: EntityLayout?,
         _ body: (String, SQLiteValue) -> Void
-    ) {
+    ) throws(SQLiteStoreError) {
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
         for source in plan {
@@ -178,12 +178,18 @@ extension SQLiteStore {
             case .attribute(let name, let slot, let column, let external):
                 if let keys, !keys.contains(name) { continue }
                 let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
-                body(column, SQLiteValueCoding.encode(value, external: external))
+                let encoded = SQLiteValueCoding.encode(value, external: external)
+                try checkStorable(value, encoded, snapshot, name)
+                body(column, encoded)
             case .composite(let name, let members):
                 if let keys, !keys.contains(name) { continue }
                 let value = snapshot[attribute: name]
                 for member in members {
-                    body(member.column, SQLiteValueCoding.encode(Self.member(value, member.path[...])))
+                    let memberValue = Self.member(value, member.path[...])
+                    let encoded = SQLiteValueCoding.encode(memberValue)
+                    try checkStorable(
+                        memberValue, encoded, snapshot, "\(name).\(member.path.joined(separator: "."))")
+                    body(member.column, encoded)
                 }
             case .toOne(let name, let column, let entityColumn):
                 if let keys, !keys.contains(name) { continue }
@@ -194,6 +200,59 @@ extension SQLiteStore {
                 }
             }
         }
+    }
+
+    /// Refuses a value SQLite would not give back as it is, so that nothing is written: a NaN (SQLite stores it as
+    /// NULL, which reads back as nil), and a decimal the column would change. A decimal is written as its text, and
+    /// SQLite's NUMERIC affinity turns a number's text into an integer or a 64-bit floating point number (15
+    /// significant digits), as Core Data's decimals are kept: one that does not come back equal is refused.
+    private func checkStorable(
+        _ value: AttributeValue, _ encoded: SQLiteValue, _ snapshot: ObjectSnapshot, _ key: String
+    ) throws(SQLiteStoreError) {
+        func refuse(_ why: String) -> SQLiteStoreError {
+            SQLiteStoreError(
+                .unsupported, path: database.path,
+                "\(snapshot.objectID.entityName).\(key) of \(snapshot.objectID) \(why); not saved")
+        }
+        switch (value, encoded) {
+        case (_, .real(let number)) where number.isNaN:
+            throw refuse("is NaN, which a SQLite store cannot hold (it would read back as nil)")
+        case (.decimal(let decimal), .text(let text)):
+            if decimal.isNaN { throw refuse("is a decimal NaN, which a SQLite store cannot hold") }
+            // Up to 15 significant digits a 64-bit floating point number keeps exactly (the usual case: prices).
+            if Self.significantDigits(text) <= 15 { return }
+            // What the column keeps of the text, read back as the decoder reads it.
+            guard let stored = try database.query("SELECT CAST(? AS NUMERIC)", [.text(text)]).first?.first else {
+                throw refuse("could not be checked")
+            }
+            let back: AttributeValue
+            do {
+                back = try SQLiteValueCoding.decode(stored, as: .decimal, external: false, externalDirectory: nil)
+            } catch {
+                throw refuse("is \(text), which a SQLite column cannot hold (\(error.reason))")
+            }
+            guard case .decimal(let read) = back, read == decimal else {
+                throw refuse(
+                    "is \(text), which a SQLite store would give back as \(back.literalText) (it keeps decimals as 64-bit floating point numbers, as Core Data does); the XML and binary stores hold it"
+                )
+            }
+        default: break
+        }
+    }
+
+    /// The digits of a number's text from its first nonzero digit to its last (`0.0120` and `-12000` have 2).
+    static func significantDigits(_ text: String) -> Int {
+        var first: Int?
+        var last = 0
+        var position = 0
+        for byte in text.utf8 where byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+            if byte != UInt8(ascii: "0") {
+                if first == nil { first = position }
+                last = position
+            }
+            position += 1
+        }
+        return first.map { last - $0 + 1 } ?? 0
     }
 
     /// The columns of an entity's rows in order, with the property each comes from: its stored attributes, then
@@ -250,7 +309,7 @@ extension SQLiteStore {
                 values.append(.integer(snapshots[i].objectID.primaryKey))
                 values.append(.integer(number))
                 values.append(.integer(snapshots[i].version))
-                forEachColumn(of: snapshots[i], keys: nil, plan: plan, layout: layout) { _, value in
+                try forEachColumn(of: snapshots[i], keys: nil, plan: plan, layout: layout) { _, value in
                     values.append(value)
                 }
                 try database.step(statement, values, sql: sql)
@@ -293,7 +352,7 @@ extension SQLiteStore {
         let entityName = snapshot.objectID.entityName
         var columns: [String] = []
         var values: [SQLiteValue] = [.integer(snapshot.version)]
-        forEachColumn(of: snapshot, keys: keys) { (column, value) in
+        try forEachColumn(of: snapshot, keys: keys) { (column, value) in
             columns.append(column)
             values.append(value)
         }

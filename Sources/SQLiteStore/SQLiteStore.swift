@@ -542,7 +542,13 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         }
         var stored = StoreMetadata.standard(for: model, type: Self.typeName, uuid: identifier, previous: metadata)
         stored["_NSAutoVacuumLevel"] = .string("2")
-        stored[Self.modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
+        do {
+            stored[Self.modelMetadataKey] = .string(try XcodeModelWriter.contents(of: model))
+        } catch {
+            throw SQLiteStoreError(
+                .malformed, path: description.url?.path ?? "",
+                "the model cannot be written into the store's metadata: \(error.message); not saving")
+        }
         metadata = stored
         let plist = BinaryPropertyListWriter.data(.dictionary(stored))
         try database.run(

@@ -10,6 +10,8 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         /// The store is damaged or lacks what Core Data writes.
         case malformed
         case io
+        /// A value the store cannot hold as it is (NaN, which SQLite reads back as NULL); nothing was written.
+        case unsupported
     }
 
     /// What kind of error it is.
@@ -34,12 +36,14 @@ public struct SQLiteStoreError: Error, Sendable, Hashable, CustomStringConvertib
         self.resultCode = resultCode
     }
 
-    /// The coordinator-level code for this error: damaged or mismatched files are `corrupt`, the rest I/O.
+    /// The coordinator-level code for this error: damaged or mismatched files are `corrupt`, values the store
+    /// cannot hold `unsupported`, the rest I/O.
     public var storeErrorCode: StoreError.Code {
         switch code {
         case .notFound: .notFound
         case .notAStore, .malformed: .corrupt
         case .io: .io
+        case .unsupported: .unsupported
         }
     }
 

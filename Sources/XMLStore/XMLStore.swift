@@ -61,7 +61,7 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
     public func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents {
         guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         guard FileManager.default.fileExists(atPath: url.path) else {
-            metadata = Self.metadata(for: model, uuid: identifier, previous: [:])
+            metadata = try Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
         // Read as it goes, each object's values decoded as it is read: neither the file's bytes nor the store's raw
@@ -101,7 +101,7 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         let highest = contents.snapshots.map(\.objectID.primaryKey).max() ?? 0
         let next = max(nextObjectID, highest)
-        let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        let newMetadata = try Self.metadata(for: model, uuid: identifier, previous: metadata)
         var writer = XMLStoreWriter(model: model)
         let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
             try writer.write(
@@ -126,7 +126,7 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
         let next = max(nextObjectID, stream.highestKey)
         var written = stream
-        written.metadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
+        written.metadata = try Self.metadata(for: model, uuid: identifier, previous: metadata)
         written.identifier = identifier
         var writer = XMLStoreWriter(model: model)
         let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
@@ -152,9 +152,13 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
     /// The metadata a store written with `model` carries: Apple's keys plus the model.
     static func metadata(
         for model: ManagedObjectModel, uuid: String, previous: [String: PropertyList]
-    ) -> [String: PropertyList] {
+    ) throws(StoreError) -> [String: PropertyList] {
         var metadata = StoreMetadata.standard(for: model, type: typeName, uuid: uuid, previous: previous)
-        metadata[modelMetadataKey] = .string(XcodeModelWriter.contents(of: model))
+        do {
+            metadata[modelMetadataKey] = .string(try XcodeModelWriter.contents(of: model))
+        } catch {
+            throw StoreError(.unsupported, "the model cannot be written into the document: \(error.message)")
+        }
         return metadata
     }
 }

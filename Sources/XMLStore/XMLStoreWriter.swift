@@ -23,19 +23,24 @@ struct XMLStoreWriter {
         s.withUTF8 { out.append(contentsOf: $0) }
     }
 
-    private mutating func appendEscaped(_ s: String, attribute: Bool) {
+    /// Appends text escaped for element content (or, with `attribute`, an attribute value).
+    /// - Returns: `false`, having appended nothing, when the text holds a character XML cannot hold (a control
+    ///   character): the document would not open again.
+    private mutating func appendEscaped(_ s: String, attribute: Bool) -> Bool {
         var s = s
         let plain = s.withUTF8 { bytes -> Bool in
+            // Anything to escape, any control character, and 0xEF (the lead byte of U+FFFE and U+FFFF) is looked at.
             for byte in bytes
-            where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x0D
-                || (attribute && (byte == 0x22 || byte == 0x0A || byte == 0x09))
+            where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0xEF
+                || (byte < 0x20 && (attribute || (byte != 0x0A && byte != 0x09))) || (attribute && byte == 0x22)
             {
                 return false
             }
             out.append(contentsOf: bytes)
             return true
         }
-        if plain { return }
+        if plain { return true }
+        if XMLCharacters.firstUnwritable(in: s) != nil { return false }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "&"): append("&amp;")
@@ -48,6 +53,7 @@ struct XMLStoreWriter {
             default: out.append(byte)
             }
         }
+        return true
     }
 
     /// Writes a whole store from snapshots in any order (they are written in id order).
@@ -164,7 +170,20 @@ struct XMLStoreWriter {
                     .corrupt,
                     "\(entityName).\(column.name) of \(snapshot.objectID): \(error.description); not written")
             }
-            writeAttribute(xmlName, converted)
+            guard !converted.holdsDecimalNaN else {
+                throw StoreError(
+                    .unsupported,
+                    "\(entityName).\(column.name) of \(snapshot.objectID) is a decimal NaN, which no store file can hold; not written"
+                )
+            }
+            guard writeAttribute(xmlName, converted) else {
+                let text = converted.stringValue ?? converted.literalText
+                let scalar = text.unicodeScalars.first { !XMLCharacters.canHold($0) }
+                throw StoreError(
+                    .unsupported,
+                    "\(entityName).\(column.name) of \(snapshot.objectID) holds \(scalar.map(XMLCharacters.name) ?? "a character"), which an XML document cannot hold; not written (the binary and SQLite stores hold it)"
+                )
+            }
         }
         for (relationship, xmlName, destination) in plan.relationships {
             let ids: [ManagedObjectID] =
@@ -251,13 +270,15 @@ struct XMLStoreWriter {
     /// Writes one attribute. A composite value is written as one attribute per member, named
     /// `attribute.member` (nested members add `.member` again) and typed as the member: docutil's own layout, as
     /// no Apple file shows one (see the README).
-    private mutating func writeAttribute(_ name: String, _ value: AttributeValue) {
+    /// - Returns: `false` when a string holds a character XML cannot hold (the element is then left unfinished: the
+    ///   caller throws, and the file is not written).
+    private mutating func writeAttribute(_ name: String, _ value: AttributeValue) -> Bool {
         if case .composite(let members) = value {
             for member in members.keys.sorted() {
                 guard let memberValue = members[member], !memberValue.isNull else { continue }
-                writeAttribute(name + "." + member.lowercased(), memberValue)
+                guard writeAttribute(name + "." + member.lowercased(), memberValue) else { return false }
             }
-            return
+            return true
         }
         let type: String
         switch value {
@@ -271,7 +292,7 @@ struct XMLStoreWriter {
         case .boolean: type = "bool"
         case .date: type = "date"
         case .binary, .transformable: type = "binary"
-        case .composite, .null: return
+        case .composite, .null: return true
         }
         append("        <attribute name=\"")
         append(name)
@@ -279,7 +300,7 @@ struct XMLStoreWriter {
         append(type)
         append("\">")
         switch value {
-        case .string(let s): appendEscaped(s, attribute: false)
+        case .string(let s): guard appendEscaped(s, attribute: false) else { return false }
         case .integer16(let v): appendInteger(Int64(v))
         case .integer32(let v): appendInteger(Int64(v))
         case .integer64(let v): appendInteger(v)
@@ -290,10 +311,12 @@ struct XMLStoreWriter {
         case .date(let d): appendDate(d.timeIntervalSinceReferenceDate)
         case .binary(let d), .transformable(let d): append(Self.base64Lines(d))
         case .uuid(let u): append(u.uuidString)
-        case .uri(let u), .objectID(let u): appendEscaped(u.absoluteString, attribute: false)
+        case .uri(let u), .objectID(let u):
+            guard appendEscaped(u.absoluteString, attribute: false) else { return false }
         case .composite, .null: break
         }
         append("</attribute>\n")
+        return true
     }
 
     /// Base64 as Apple's XML store writes it: the first 76 characters on the first line, the rest on a second

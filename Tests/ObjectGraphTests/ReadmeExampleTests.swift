@@ -24,7 +24,7 @@ struct ReadmeExampleTests {
                     RelationshipDescription(name: "books", destination: "Book", inverse: "borrower", toMany: true)
                 ]),
         ])
-        #expect(XcodeModelWriter.contents(of: library).contains("<entity name=\"Book\""))
+        #expect(try XcodeModelWriter.contents(of: library).contains("<entity name=\"Book\""))
 
         let adults = try ObjectPredicate(format: "age >= %d AND ANY friends.name BEGINSWITH[cd] %@", 18, "bo")
         let row: PredicateValue = .dictionary([

@@ -9,14 +9,20 @@ public enum XMLPropertyListWriter {
     ///   - value: The property list.
     ///   - indent: Spaces before each line.
     /// - Returns: The element's text, ending with a newline.
-    /// - Throws: ``ModelFileError`` `unsupported` for a keyed-archive reference or a null value, which an XML
-    ///   property list cannot hold (they are refused rather than written as something else).
+    /// - Throws: ``ModelFileError`` `unsupported` for a keyed-archive reference, a null value or a character XML
+    ///   cannot hold (a control character), which an XML property list cannot hold (they are refused rather than
+    ///   written as something else).
     public static func plistElement(_ value: PropertyList, indent: Int) throws(ModelFileError) -> String {
         var out = ""
         let pad = String(repeating: " ", count: indent)
         out += pad + "<plist version=\"1.0\">\n"
         try write(value, depth: 0, indent: indent + 4, into: &out)
         out += pad + "</plist>\n"
+        if let (scalar, line) = XMLCharacters.firstUnwritable(in: out) {
+            throw ModelFileError(
+                .unsupported,
+                "line \(line) of the property list holds \(XMLCharacters.name(scalar)), which XML cannot hold")
+        }
         return out
     }
 

@@ -13,7 +13,9 @@ public enum XcodeModelWriter {
     /// The `contents` XML for `model`.
     /// - Parameter model: the model.
     /// - Returns: the XML, as Xcode writes it.
-    public static func contents(of model: ManagedObjectModel) -> String {
+    /// - Throws: ``ModelFileError`` `unsupported` when a string of the model holds a character XML cannot hold (a
+    ///   control character): the text would not be read back.
+    public static func contents(of model: ManagedObjectModel) throws(ModelFileError) -> String {
         var out = XMLText()
         out.line(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
         out.open(
@@ -55,6 +57,12 @@ public enum XcodeModelWriter {
             out.close("composite")
         }
         out.close("model")
+        if let (scalar, line) = XMLCharacters.firstUnwritable(in: out.text) {
+            throw ModelFileError(
+                .unsupported,
+                "line \(line) of the model's XML would hold \(XMLCharacters.name(scalar)), which XML cannot hold (a name, value or user info entry of the model has it)"
+            )
+        }
         return out.text
     }
 
@@ -222,11 +230,22 @@ struct XMLText {
         attributes.map { " \($0.0)=\"\(escape($0.1))\"" }.joined()
     }
 
-    /// Escapes element text (`&`, `<`, `>`).
+    /// Escapes element text (`&`, `<`, `>`, and a carriage return, which a parser would read as a line feed).
     static func escapeText(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) else { return s }
-        return s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x0D }) else { return s }
+        // By scalar: "\r\n" is one Character, and its carriage return must still be escaped.
+        var out = ""
+        out.reserveCapacity(s.utf8.count + 16)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\r": out += "&#13;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Escapes text for an XML attribute value, keeping line breaks and tabs as character references.

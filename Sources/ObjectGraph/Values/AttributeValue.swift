@@ -327,6 +327,16 @@ extension AttributeValue {
         }
     }
 
+    /// Whether the value is, or a composite value holds, a decimal NaN: no store file has a form for it (its text,
+    /// `NaN`, is not a decimal number when read back), so writers refuse it.
+    package var holdsDecimalNaN: Bool {
+        switch self {
+        case .decimal(let d): d.isNaN
+        case .composite(let members): members.values.contains { $0.holdsDecimalNaN }
+        default: false
+        }
+    }
+
     /// The value as text that ``init(parsing:as:)`` reads back to an equal value.
     ///
     /// Numbers in their shortest exact form, booleans `YES`/`NO`, dates as seconds since the reference date,

@@ -1,0 +1,85 @@
+import Foundation
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// Values at the edges of what each store's file can hold: saved and read back equal, or refused with an error
+/// naming the object and attribute — with the file left byte for byte as it was. Never changed on the way, never
+/// a document that does not open again.
+struct EdgeValueTests {
+    static let fileStores = StoreUnderTest.all.filter { $0.fileExtension != nil && $0.type != "TestJSON" }
+
+    /// Each value, and the stores expected to refuse it.
+    static let values: [(key: String, value: AttributeValue, refusedBy: Set<String>)] = [
+        // XML 1.0 has no form for C0 controls but tab and line breaks, nor for U+FFFE and U+FFFF.
+        ("name", .string("a\u{1}b"), ["XML"]), ("name", .string("a\u{0}b"), ["XML"]),
+        ("name", .string("\u{FFFE}"), ["XML"]), ("name", .string("x\u{1F}\u{FFFF}"), ["XML"]),
+        // Carriage returns survive XML parsing only as character references; the rest everywhere.
+        ("name", .string("a\rb"), []), ("name", .string("a\r\nb\n"), []), ("name", .string(" \t padded \t "), []),
+        ("name", .string("\u{D7FF}\u{E000}\u{FFFD}\u{10FFFF}"), []), ("name", .string("]]> & <x> \"q\""), []),
+        ("name", .string(""), []),
+        // SQLite stores NaN as NULL.
+        ("weight", .double(.nan), ["SQLite"]), ("ratio", .float(.nan), ["SQLite"]),
+        ("created", .date(Date(timeIntervalSinceReferenceDate: .nan)), ["SQLite"]),
+        ("weight", .double(.infinity), []), ("weight", .double(-.infinity), []),
+        ("weight", .double(.leastNonzeroMagnitude), []), ("weight", .double(.greatestFiniteMagnitude), []),
+        ("ratio", .float(.infinity), []), ("created", .date(Date(timeIntervalSinceReferenceDate: 1e300)), []),
+        ("created", .date(Date(timeIntervalSinceReferenceDate: -1e12)), []),
+        // No file has a form for a decimal NaN; SQLite keeps decimals as 64-bit floating point numbers.
+        ("price", .decimal(.nan), ["XML", "Binary", "SQLite"]),
+        ("price", .decimal(Decimal(string: "1234567890.123456789") ?? 0), ["SQLite"]),
+        ("price", .decimal(Decimal(string: "12345678901234567890") ?? 0), ["SQLite"]),
+        ("price", .decimal(.greatestFiniteMagnitude), ["SQLite"]),
+        ("price", .decimal(Decimal(string: "123456789012345") ?? 0), []),
+        ("price", .decimal(Decimal(string: "0.000000000000000000000000000000000001") ?? 0), []),
+        ("price", .decimal(Decimal(string: "-19.99") ?? 0), []),
+        ("blob", .binary(Data()), []), ("blob", .binary(Data([0, 0, 1, 0])), []),
+    ]
+
+    @Test(arguments: fileStores)
+    func eachValueComesBackEqualOrIsRefused(store: StoreUnderTest) throws {
+        for (key, value, refusedBy) in Self.values {
+            let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.\(store.fileExtension ?? "")")
+            let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+            try coordinator.addPersistentStore(type: store.type, url: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            try context.insertNewObject(forEntityName: "Owner").setValue(.string("kept"), forKey: "name")
+            try context.save()
+            let before = try Data(contentsOf: url)
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setAttributeValue(value, forKey: key)
+            do {
+                try context.save()
+                #expect(!refusedBy.contains(store.type), "\(store) saved \(key) #\(Self.label(value))")
+            } catch {
+                #expect(refusedBy.contains(store.type), "\(store) refused \(key) #\(Self.label(value)): \(error)")
+                #expect("\(error)".contains("Item.\(key)"), "\(error)")
+                #expect(try Data(contentsOf: url) == before, "\(store) \(key)")
+                continue
+            }
+            let again = PersistentStoreCoordinator(model: try Catalog.model())
+            try again.addPersistentStore(type: store.type, url: url)
+            let reader = ManagedObjectContext(coordinator: again)
+            let read = try #require(try reader.fetch(FetchRequest(entityName: "Item")).first)
+            let back = try read.attributeValue(forKey: key)
+            #expect(Self.same(value, back), "\(store) \(key) #\(Self.label(value))")
+        }
+    }
+
+    /// Equal, NaN counting as equal to NaN.
+    static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+        switch (a, b) {
+        case (.double(let x), .double(let y)): x == y || (x.isNaN && y.isNaN)
+        case (.float(let x), .float(let y)): x == y || (x.isNaN && y.isNaN)
+        case (.date(let x), .date(let y)):
+            x == y || (x.timeIntervalSinceReferenceDate.isNaN && y.timeIntervalSinceReferenceDate.isNaN)
+        default: a == b
+        }
+    }
+
+    /// A value for messages (a NaN date has no description: Foundation stops on it).
+    static func label(_ value: AttributeValue) -> String {
+        if case .date(let d) = value { return "date \(d.timeIntervalSinceReferenceDate)" }
+        return "\(value)"
+    }
+}
