@@ -58,6 +58,8 @@ public final class BinaryStore: StreamingAtomicStore, @unchecked Sendable {
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
         let file = try BinaryStoreFile(url: url)
+        // Every object's ID names the store by its UUID: without one, no ID could be written as a URI and read back.
+        guard !identifier.isEmpty else { throw StoreError(.corrupt, path: url.path, "the file records no store UUID") }
         let snapshots = try file.snapshots(model: model, storeIdentifier: identifier)
         metadata = file.metadata
         return AtomicStoreContents(identifier: identifier, metadata: file.metadata, snapshots: snapshots)

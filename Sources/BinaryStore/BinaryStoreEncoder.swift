@@ -284,6 +284,14 @@ struct BinaryStoreEncoder {
                     .corrupt,
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID): \(error.description); not written")
             }
+            // The file keeps each value by its attribute's type; an Undefined attribute (meant to be transient) has
+            // none to read it back by.
+            guard column.attribute.type != .undefined else {
+                throw StoreError(
+                    .unsupported,
+                    "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a binary store cannot hold (make the attribute transient); not written"
+                )
+            }
             guard !converted.holdsDecimalNaN else {
                 throw StoreError(
                     .unsupported,

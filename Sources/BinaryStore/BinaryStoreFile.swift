@@ -140,18 +140,36 @@ public struct BinaryStoreFile: Sendable {
                 return (name, stored, slot)
             }
             // Each stored relationship's slot, found once per entity.
+            // and the entities its destinations may be of.
             var relationshipSlots: [Int] = []
-            for (name, _) in header.relationships {
+            var destinationKinds: [Set<String>] = []
+            for (name, isToMany) in header.relationships {
                 guard let slot = layout.relationshipSlot(named: name) else {
                     throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
                 }
+                let relationship = layout.relationships[slot]
+                guard relationship.isToMany == isToMany else {
+                    throw cursor.fail(
+                        "\(header.name).\(name) is \(isToMany ? "to-many" : "to-one") in the file, not in the model")
+                }
                 relationshipSlots.append(slot)
+                destinationKinds.append(model.layout(of: relationship.destinationEntityName)?.kindNames ?? [])
+            }
+            /// A destination of relationship `r` as the file names it, refused when of an entity the relationship
+            /// cannot hold (it would put, say, a Book where a Friend belongs).
+            func destination(_ r: Int, entity: Int, key: UInt64) throws(StoreError) -> ManagedObjectID {
+                let name = entityNames[entity]
+                guard destinationKinds[r].contains(name) else {
+                    throw cursor.fail(
+                        "\(header.name).\(header.relationships[r].0) refers to a \(name), which it cannot hold")
+                }
+                return ManagedObjectID(entityName: name, storeIdentifier: storeIdentifier, primaryKey: Int64(key))
             }
             let toMany = header.relationships.map(\.1)
             for _ in 0..<header.objectCount {
                 let key = try cursor.varint()
                 let version = try cursor.varint()
-                guard key > 0, key < UInt64(Int64.max), version < UInt64(Int64.max) else {
+                guard key > 0, key <= UInt64(Int64.max), version <= UInt64(Int64.max) else {
                     throw cursor.fail("bad object key \(key)")
                 }
                 let id = ManagedObjectID(
@@ -179,31 +197,26 @@ public struct BinaryStoreFile: Sendable {
                         for _ in 0..<count {
                             let entity = try cursor.varint()
                             let key = try cursor.varint()
-                            guard entity < UInt64(entityNames.count), key < UInt64(Int64.max) else {
+                            guard entity < UInt64(entityNames.count), key > 0, key <= UInt64(Int64.max) else {
                                 throw cursor.fail("bad reference")
                             }
-                            ids.append(
-                                ManagedObjectID(
-                                    entityName: entityNames[Int(entity)], storeIdentifier: storeIdentifier,
-                                    primaryKey: Int64(key)))
+                            ids.append(try destination(r, entity: Int(entity), key: key))
                         }
                         if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toMany(ids)) {
                             snapshot.toMany[name] = ids
                         }
                     } else {
                         let entity = try cursor.varint()
-                        var destination: ManagedObjectID?
+                        var target: ManagedObjectID?
                         if entity != 0 {
                             let key = try cursor.varint()
-                            guard entity <= UInt64(entityNames.count), key < UInt64(Int64.max) else {
+                            guard entity <= UInt64(entityNames.count), key > 0, key <= UInt64(Int64.max) else {
                                 throw cursor.fail("bad reference")
                             }
-                            destination = ManagedObjectID(
-                                entityName: entityNames[Int(entity) - 1], storeIdentifier: storeIdentifier,
-                                primaryKey: Int64(key))
+                            target = try destination(r, entity: Int(entity) - 1, key: key)
                         }
-                        if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toOne(destination)) {
-                            snapshot.toOne[name] = .some(destination)
+                        if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toOne(target)) {
+                            snapshot.toOne[name] = .some(target)
                         }
                     }
                 }

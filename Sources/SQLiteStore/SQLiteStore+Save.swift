@@ -178,6 +178,15 @@ extension SQLiteStore {
             case .attribute(let name, let slot, let column, let external):
                 if let keys, !keys.contains(name) { continue }
                 let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
+                if !value.isNull, let layout, slot < layout.attributeTypes.count,
+                    layout.attributeTypes[slot] == .undefined
+                {
+                    // A column read back by its attribute's type has none for an Undefined attribute.
+                    throw SQLiteStoreError(
+                        .unsupported, path: database.path,
+                        "\(snapshot.objectID.entityName).\(name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+                    )
+                }
                 let encoded = SQLiteValueCoding.encode(value, external: external)
                 try checkStorable(value, encoded, snapshot, name)
                 body(column, encoded)

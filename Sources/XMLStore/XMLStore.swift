@@ -64,6 +64,9 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
             metadata = try Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
+        // Every object's ID names the store by its UUID: without one, no ID could be written as a URI and read back
+        // (as the SQLite store refuses a store without one).
+        guard !identifier.isEmpty else { throw StoreError(.corrupt, path: url.path, "the file records no store UUID") }
         // Read as it goes, each object's values decoded as it is read: neither the file's bytes nor the store's raw
         // text are held whole beside the objects.
         var decoding: XMLStoreDecoder? = XMLStoreDecoder(model: model, path: url.path)
@@ -73,7 +76,13 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         guard var decoder = decoding else { throw StoreError(.io, path: url.path, "the store's decoder was lost") }
         let snapshots = try decoder.snapshots(&raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
-        nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
+        // Above every key in use, references to objects no longer there included (see `prepareWrite`).
+        var highest: Int64 = 101
+        for snapshot in snapshots {
+            highest = max(highest, snapshot.objectID.primaryKey)
+            snapshot.forEachDestination { _, destination in highest = max(highest, destination.primaryKey) }
+        }
+        nextObjectID = max(raw.nextObjectID, highest)
         let stored = raw.metadata
         metadata = stored
         return AtomicStoreContents(identifier: identifier, metadata: stored, snapshots: snapshots)
@@ -99,7 +108,13 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {
         guard let url = description.url else { throw StoreError(.unsupported, "an XML store needs a file URL") }
-        let highest = contents.snapshots.map(\.objectID.primaryKey).max() ?? 0
+        // Above every key in use, references to objects no longer there included: a new object must never take the
+        // key such a reference names (it would be read back as a link to it).
+        var highest: Int64 = 0
+        for snapshot in contents.snapshots {
+            highest = max(highest, snapshot.objectID.primaryKey)
+            snapshot.forEachDestination { _, destination in highest = max(highest, destination.primaryKey) }
+        }
         let next = max(nextObjectID, highest)
         let newMetadata = try Self.metadata(for: model, uuid: identifier, previous: metadata)
         var writer = XMLStoreWriter(model: model)

@@ -140,6 +140,18 @@ struct XMLStoreDecoder {
                                 primaryKey: ref))
                         continue
                     }
+                    // An object of another entity than the relationship holds cannot be its destination (the SQLite
+                    // store refuses the same): read as it is, it would put, say, a Book where a Friend belongs.
+                    if destination.entityName != description.destinationEntityName,
+                        !description.holds(destination.entityName, in: model)
+                    {
+                        try report(
+                            .xml(
+                                path, line: object.line,
+                                "\(entityName).\(description.name) refers to z\(ref), a \(destination.entityName), not a \(description.destinationEntityName)"
+                            ), .value, here, key: description.name)
+                        continue
+                    }
                     ids.append(destination)
                 }
                 let slot = description.slot
@@ -207,12 +219,13 @@ struct XMLStoreDecoder {
                     order.append((attribute.name, slot))
                 }
                 orderChanged = true
+            } else if let found = self.slot(of: attribute.name, in: layout) {
+                // Named as written in another case (Apple writes names lower-cased).
+                slot = found
             } else if attribute.name.utf8.contains(UInt8(ascii: ".")) {
-                // A member of a composite (no attribute's name has a dot).
+                // A member of a composite (a name with a dot that is not itself an attribute's).
                 members.append(attribute)
                 continue
-            } else if let found = self.slot(of: attribute.name, in: layout) {
-                slot = found
             } else {
                 try report(
                     .xml(
@@ -354,6 +367,11 @@ final class SlottedRelationship {
         isToMany = description.isToMany
         destinationEntityName = description.destinationEntityName
         self.slot = slot
+    }
+
+    /// Whether an object of `entity` can be a destination: the destination entity or one of its sub-entities.
+    func holds(_ entity: String, in model: ManagedObjectModel) -> Bool {
+        model.layout(of: destinationEntityName)?.kindNames.contains(entity) ?? false
     }
 }
 

@@ -90,6 +90,11 @@ public struct XMLStoreFile: Sendable {
         guard let start = head.range(of: "<UUID>"),
             let end = head.range(of: "</UUID>", range: start.upperBound..<head.endIndex)
         else { return nil }
-        return head[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = head[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.contains("&") else { return text }
+        // As the parser reads it: the predefined entities replaced (docutil writes a UUID with `&` or `<` escaped).
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -108,7 +108,11 @@ struct XMLStoreWriter {
         append("<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n")
         append("<database>\n    <databaseInfo>\n")
         append("        <version>\(Self.formatVersion)</version>\n")
-        append("        <UUID>\(uuid)</UUID>\n")
+        append("        <UUID>")
+        guard appendEscaped(uuid, attribute: false) else {
+            throw StoreError(.unsupported, "the store UUID holds a character XML cannot hold; not written")
+        }
+        append("</UUID>\n")
         append("        <nextObjectID>\(nextObjectID)</nextObjectID>\n")
         append("        <metadata>\n")
         do {

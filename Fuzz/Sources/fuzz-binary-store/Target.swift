@@ -35,6 +35,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard (try? coordinator.add(BinaryStore(description: StoreDescription(type: "Binary", url: file)))) != nil
         else { continue }
         FuzzSupport.readEverything(ManagedObjectContext(coordinator: coordinator))
+        if let store = coordinator.persistentStores.first { FuzzSupport.checkCopies(of: store, in: coordinator) }
     }
     return 0
 }

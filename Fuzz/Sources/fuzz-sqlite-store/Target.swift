@@ -193,6 +193,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         let context = ManagedObjectContext(coordinator: coordinator)
         FuzzSupport.readEverything(context)
+        // Read strictly, every object can be copied into each store type (or the copy is refused).
+        if options == ["readOnly": "YES"] { FuzzSupport.checkCopies(of: store, in: coordinator) }
         if options["lenientValues"] == "YES" {
             // What `docutil check` does: the store's SQL checks, then every object against the model's rules.
             _ = try? (store as? any CheckableStore)?.checkStructure(limit: 20)

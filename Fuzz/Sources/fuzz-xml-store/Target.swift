@@ -20,6 +20,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             continue
         }
         FuzzSupport.readEverything(ManagedObjectContext(coordinator: coordinator))
+        if let store = coordinator.persistentStores.first { FuzzSupport.checkCopies(of: store, in: coordinator) }
         let checking = PersistentStoreCoordinator(model: model)
         let description = StoreDescription(type: "XML", url: file, options: ["collectProblems": "YES"])
         guard let store = try? XMLStore(description: description), (try? checking.add(store)) != nil else {

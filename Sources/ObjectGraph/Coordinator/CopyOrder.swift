@@ -21,6 +21,8 @@ struct CopyOrder {
     private let merged: [(key: Int64, entity: Int32)]
     /// The store's UUID.
     private let identifier: String
+    /// Whether the copy's store names a destination by its key alone (one counter for the whole store).
+    private let keyAlone: Bool
     /// How many objects the copy holds.
     let count: Int
     /// How many objects of each entity the copy holds.
@@ -44,6 +46,7 @@ struct CopyOrder {
         self.keys = keys
         index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         identifier = store.identifier
+        if case .store = scope { keyAlone = true } else { keyAlone = false }
         count = keys.reduce(0) { $0 + $1.count }
         var starts: [Int] = []
         var before = 0
@@ -98,17 +101,36 @@ struct CopyOrder {
         }
     }
 
-    /// The key an object has in the copy: its own when keys are kept or the object is not in the store.
+    /// The key an object has in the copy: its own when keys are kept.
+    ///
+    /// A reference to an object not in the store (a relationship without an inverse whose destination was deleted)
+    /// keeps its key where no object of the copy has it. In a store that names destinations by key alone, one that
+    /// another object would have — among renumbered keys, or another entity's — moves above every object's key, so
+    /// that it goes on naming nothing.
     func newKey(_ id: ManagedObjectID) -> Int64 {
-        guard let bases, let entity = index[id.entityName] else { return id.primaryKey }
-        let entityKeys = keys[entity]
+        if let entity = index[id.entityName], let place = Self.place(of: id.primaryKey, in: keys[entity]) {
+            guard let bases else { return id.primaryKey }
+            return bases[entity] + 1 + Int64(place)
+        }
+        guard keyAlone else { return id.primaryKey }
+        let key = id.primaryKey
+        // Above the highest key, by how far it was above the first renumbered one (or above nothing).
+        let floor = bases?.first ?? 0
+        let taken =
+            bases != nil ? key > floor && key <= highestKey : keys.contains { Self.place(of: key, in: $0) != nil }
+        guard taken else { return key }
+        let (moved, overflow) = highestKey.addingReportingOverflow(key - floor)
+        return overflow ? key : moved
+    }
+
+    /// Where `key` is in ascending `keys`, if it is there.
+    private static func place(of key: Int64, in keys: [Int64]) -> Int? {
         var low = 0
-        var high = entityKeys.count
+        var high = keys.count
         while low < high {
             let middle = (low + high) / 2
-            if entityKeys[middle] < id.primaryKey { low = middle + 1 } else { high = middle }
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
-        guard low < entityKeys.count, entityKeys[low] == id.primaryKey else { return id.primaryKey }
-        return bases[entity] + 1 + Int64(low)
+        return low < keys.count && keys[low] == key ? low : nil
     }
 }

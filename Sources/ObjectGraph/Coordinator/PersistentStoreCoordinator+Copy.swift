@@ -363,7 +363,7 @@ extension PersistentStoreCoordinator {
             snapshots += changes.inserted.map { $0.mappingIDs(mapping) }
         }
         guard case .store(let floor) = scope else { return (snapshots, mapping) }
-        let (renumbered, moved) = Self.renumbered(snapshots, startingAfter: floor)
+        let (renumbered, moved) = try Self.renumbered(snapshots, startingAfter: floor)
         guard !moved.isEmpty else { return (snapshots, mapping) }
         var combined = moved
         for (temporary, assigned) in mapping {
@@ -377,21 +377,54 @@ extension PersistentStoreCoordinator {
     /// Gives every object a key unique in the whole store (for stores with one counter, like the XML store), keeping
     /// relationships pointing at the same objects; returns the snapshots and the IDs that changed (none when the
     /// keys are already unique and above `floor`).
-    static func renumbered(_ snapshots: [ObjectSnapshot], startingAfter floor: Int64) -> (
+    ///
+    /// Such a store names a destination by its key alone. A reference to an object that is not there (a relationship
+    /// without an inverse whose destination was deleted) keeps its key unless an object of the copy has that key —
+    /// it would then be read back as a link to that object — and then gets a key after every object's.
+    /// - Throws: ``StoreError`` when the keys run out.
+    static func renumbered(_ snapshots: [ObjectSnapshot], startingAfter floor: Int64) throws(StoreError) -> (
         [ObjectSnapshot], [ManagedObjectID: ManagedObjectID]
     ) {
         let keys = snapshots.map(\.objectID.primaryKey)
-        let rootsShareKeys = Set(keys).count != keys.count
-        guard rootsShareKeys || (keys.min() ?? floor + 1) <= floor else { return (snapshots, [:]) }
-        let ordered = snapshots.sorted {
-            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
-        }
+        var taken = Set(keys)
+        let rootsShareKeys = taken.count != keys.count
+        var ordered = snapshots
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        for (i, snapshot) in ordered.enumerated() {
-            let id = snapshot.objectID
-            mapping[id] = ManagedObjectID(
-                entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "", primaryKey: floor + 1 + Int64(i))
+        var next = max(floor, keys.max() ?? floor)
+        if rootsShareKeys || (keys.min() ?? floor + 1) <= floor {
+            ordered.sort {
+                ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+            }
+            guard floor <= Int64.max - Int64(ordered.count) else {
+                throw StoreError(.corrupt, "the store's \(ordered.count) objects cannot be numbered after key \(floor)")
+            }
+            for (i, snapshot) in ordered.enumerated() {
+                let id = snapshot.objectID
+                mapping[id] = ManagedObjectID(
+                    entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "",
+                    primaryKey: floor + 1 + Int64(i))
+            }
+            taken = Set(floor + 1..<floor + 1 + Int64(ordered.count))
+            next = floor + Int64(ordered.count)
         }
+        let objects = Set(snapshots.lazy.map(\.objectID))
+        for snapshot in snapshots {
+            try snapshot.forEachDestination { (_, destination) throws(StoreError) in
+                guard !objects.contains(destination), mapping[destination] == nil,
+                    taken.contains(destination.primaryKey)
+                else { return }
+                let (key, overflow) = next.addingReportingOverflow(1)
+                guard !overflow else {
+                    throw StoreError(
+                        .corrupt, "no key is left for a reference to \(destination), which is not in the store")
+                }
+                next = key
+                mapping[destination] = ManagedObjectID(
+                    entityName: destination.entityName, storeIdentifier: destination.storeIdentifier ?? "",
+                    primaryKey: key)
+            }
+        }
+        guard !mapping.isEmpty else { return (snapshots, [:]) }
         return (ordered.map { $0.mappingIDs(mapping) }, mapping)
     }
 }

@@ -52,6 +52,8 @@ final class StoreEntry: @unchecked Sendable {
     var objects: [ManagedObjectID: ObjectSnapshot] = [:]
     /// The highest key used per hierarchy root (atomic stores).
     var maxKeys: [String: Int64] = [:]
+    /// Whether `maxKeys` covers the keys references name as well as the objects' own (see `allocateKeys`).
+    var referencesCounted = true
     let rootOf: [String: String]
 
     /// A large store's objects are let go on another thread: whoever drops the last reference to the coordinator (a
@@ -91,6 +93,7 @@ final class StoreEntry: @unchecked Sendable {
                 let root = rootOf[snapshot.objectID.entityName] ?? snapshot.objectID.entityName
                 maxKeys[root] = max(maxKeys[root] ?? 0, snapshot.objectID.primaryKey)
             }
+            referencesCounted = false
         } else {
             throw StoreError(.unsupported, "a store must be an AtomicStore or an IncrementalStore")
         }
@@ -106,6 +109,18 @@ final class StoreEntry: @unchecked Sendable {
                 throw StoreError(.io, "the store allocated \(keys.count) of \(count) keys")
             }
             return keys
+        }
+        if !referencesCounted {
+            // A reference to an object no longer there (a relationship without an inverse, its destination deleted)
+            // holds its key: a new object given that key would be read back as its destination. Counted once, when
+            // keys are first needed (a read-only session never pays for it).
+            for snapshot in objects.values {
+                snapshot.forEachDestination { _, destination in
+                    let root = rootOf[destination.entityName] ?? destination.entityName
+                    maxKeys[root] = max(maxKeys[root] ?? 0, destination.primaryKey)
+                }
+            }
+            referencesCounted = true
         }
         var keys: [Int64] = []
         keys.reserveCapacity(count)

@@ -33,7 +33,7 @@ public final class EntityLayout: Sendable {
     /// The slots of the stored attributes, for loops that need nothing else of them.
     let storedAttributeSlots: [Int]
     /// The type of each attribute, by slot.
-    let attributeTypes: [AttributeType]
+    package let attributeTypes: [AttributeType]
     /// The stored attributes computed from a derivation expression (usually none), for saves.
     let derivedAttributes: [AttributeDescription]
     /// The relationships that are stored: slot, name, and whether each is to-many.
