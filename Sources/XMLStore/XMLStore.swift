@@ -64,9 +64,6 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
             metadata = try Self.metadata(for: model, uuid: identifier, previous: [:])
             return AtomicStoreContents(identifier: identifier, metadata: metadata)
         }
-        // Every object's ID names the store by its UUID: without one, no ID could be written as a URI and read back
-        // (as the SQLite store refuses a store without one).
-        guard !identifier.isEmpty else { throw StoreError(.corrupt, path: url.path, "the file records no store UUID") }
         // Read as it goes, each object's values decoded as it is read: neither the file's bytes nor the store's raw
         // text are held whole beside the objects.
         var decoding: XMLStoreDecoder? = XMLStoreDecoder(model: model, path: url.path)
@@ -74,6 +71,9 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         var raw = try XMLStoreReader(path: url.path).read(
             file: url, decodingWith: &decoding, storeIdentifier: identifier)
         guard var decoder = decoding else { throw StoreError(.io, path: url.path, "the store's decoder was lost") }
+        // Every object's ID names the store by its UUID: without one, no ID could be written as a URI and read back
+        // (the SQLite store refuses a store without one; an empty <UUID> is refused where it is read).
+        guard !identifier.isEmpty else { throw StoreError(.corrupt, path: url.path, "the store has no UUID") }
         let snapshots = try decoder.snapshots(&raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
         // Above every key in use, references to objects no longer there included (see `prepareWrite`).

@@ -247,7 +247,11 @@ struct XMLStoreReader {
                 guard isElement else { continue }
                 switch name {
                 case "version": store.version = try elementText().trimmingCharacters(in: .whitespacesAndNewlines)
-                case "UUID": store.uuid = try elementText().trimmingCharacters(in: .whitespacesAndNewlines)
+                case "UUID":
+                    let uuid = try elementText().trimmingCharacters(in: .whitespacesAndNewlines)
+                    // Every object's ID names the store by it: none could be written as a URI and read back.
+                    guard !uuid.isEmpty else { throw fail("the file records no store UUID (<UUID> is empty)") }
+                    store.uuid = uuid
                 case "nextObjectID":
                     let text = try elementText().trimmingCharacters(in: .whitespacesAndNewlines)
                     guard let value = Int64(text) else { throw fail("nextObjectID '\(text)' is not a number") }

@@ -66,6 +66,44 @@ struct EdgeValueTests {
         }
     }
 
+    /// An attribute of type Undefined is meant to be transient; one that is not and holds a value is written by the
+    /// XML store (each value carries its type there) and refused by the stores that read a value back by its
+    /// attribute's type.
+    @Test(arguments: fileStores)
+    func aValueOfAnUndefinedAttributeIsKeptOrRefused(store: StoreUnderTest) throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Thing",
+                attributes: [
+                    AttributeDescription(name: "label", type: .string),
+                    AttributeDescription(name: "anything", type: .undefined),
+                ])
+        ])
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("doc.\(store.fileExtension ?? "")")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insertNewObject(forEntityName: "Thing").setAttributeValue(.string("none"), forKey: "label")
+        try context.save()
+        let before = try Data(contentsOf: url)
+        try context.insertNewObject(forEntityName: "Thing").setAttributeValue(.integer64(7), forKey: "anything")
+        do {
+            try context.save()
+            #expect(store.type == "XML", "\(store) saved a value of an Undefined attribute")
+            let again = PersistentStoreCoordinator(model: model)
+            try again.addPersistentStore(type: store.type, url: url)
+            let reader = ManagedObjectContext(coordinator: again)
+            let values = try reader.fetch(FetchRequest(entityName: "Thing")).map {
+                try $0.attributeValue(forKey: "anything")
+            }
+            #expect(values.contains(.integer64(7)), "\(values)")
+        } catch {
+            #expect(store.type != "XML", "\(error)")
+            #expect("\(error)".contains("Undefined"), "\(error)")
+            #expect(try Data(contentsOf: url) == before)
+        }
+    }
+
     /// Equal, NaN counting as equal to NaN.
     static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
         switch (a, b) {

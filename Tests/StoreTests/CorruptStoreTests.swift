@@ -115,6 +115,14 @@ struct CorruptStoreTests {
         ),
         ("<plist version=\"1.0\"><dict/></plist>", "not <database>"),
         (
+            "<database><object type=\"ITEM\" id=\"z1\"><relationship name=\"owner\" type=\"1/1\" destination=\"OWNER\" idrefs=\"z2\"></relationship></object><object type=\"TAG\" id=\"z2\"></object></database>",
+            "refers to z2, a Tag, not a Owner"
+        ),
+        (
+            "<database><databaseInfo><version>134481920</version><UUID> </UUID><nextObjectID>103</nextObjectID></databaseInfo><object type=\"ITEM\" id=\"z1\"></object></database>",
+            "no store UUID"
+        ),
+        (
             "<database><object type=\"ITEM\" id=\"z1\"><attribute name=\"created\" type=\"date\">soon</attribute></object></database>",
             "not a valid date"
         ),
