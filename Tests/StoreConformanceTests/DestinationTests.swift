@@ -25,6 +25,13 @@ struct DestinationTests {
         return (url, context, [first, second])
     }
 
+    /// The item called `name`.
+    static func item(_ name: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        let request = FetchRequest(
+            entityName: "Item", predicate: try ObjectPredicate(format: "name == %@", FormatArgument(name)))
+        return try #require(try context.fetch(request).first)
+    }
+
     static func reopen(_ store: StoreUnderTest, _ url: URL) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
         try coordinator.addPersistentStore(type: store.type, url: url)
@@ -39,9 +46,7 @@ struct DestinationTests {
         try context.save()
 
         let again = try Self.reopen(store, url)
-        let request = FetchRequest(
-            entityName: "Item", predicate: try ObjectPredicate(format: "name == %@", FormatArgument("first")))
-        let first = try #require(try again.fetch(request).first)
+        let first = try Self.item("first", in: again)
         #expect(try first.objectIDs(forKey: "seeAlso") == [gone])
         // The object it names is gone: reading it is an error naming it, never another object or nil.
         do {
@@ -111,9 +116,7 @@ struct DanglingKeyTests {
         try again.save()
         #expect(fresh.objectID.primaryKey != gone.primaryKey)
         let third = try DestinationTests.reopen(store, url)
-        let request = FetchRequest(
-            entityName: "Item", predicate: try ObjectPredicate(format: "name == %@", FormatArgument("first")))
-        let first = try #require(try third.fetch(request).first)
+        let first = try DestinationTests.item("first", in: third)
         #expect(try first.objectIDs(forKey: "seeAlso") == [gone])
         #expect(throws: (any Error).self) { try first.object(forKey: "seeAlso")?.attributeValue(forKey: "name") }
     }
@@ -149,9 +152,7 @@ struct DanglingKeyTests {
         try reader.addPersistentStore(type: "XML", url: copyURL)
         let copy = ManagedObjectContext(coordinator: reader)
         #expect(try copy.fetch(FetchRequest(entityName: "Item")).count == 129)
-        let request = FetchRequest(
-            entityName: "Item", predicate: try ObjectPredicate(format: "name == %@", FormatArgument("item 0")))
-        let first = try #require(try copy.fetch(request).first)
+        let first = try DestinationTests.item("item 0", in: copy)
         let seen = try first.objectIDs(forKey: "seeAlso")
         #expect(seen.count == 1)
         // Still naming no object of the copy.

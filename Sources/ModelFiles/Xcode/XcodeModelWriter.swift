@@ -233,7 +233,15 @@ struct XMLText {
     /// Escapes element text (`&`, `<`, `>`, and a carriage return, which a parser would read as a line feed).
     static func escapeText(_ s: String) -> String {
         guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x0D }) else { return s }
-        // By scalar: "\r\n" is one Character, and its carriage return must still be escaped.
+        return escaped(s, attribute: false)
+    }
+
+    /// Escapes text for an XML attribute value, keeping line breaks and tabs as character references.
+    static func escape(_ s: String) -> String { escaped(s, attribute: true) }
+
+    /// `s` with XML's special characters escaped, and for an attribute value its quotes, line feeds and tabs too.
+    /// By scalar: "\r\n" is one Character, and its carriage return must still be escaped.
+    private static func escaped(_ s: String, attribute: Bool) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count + 16)
         for scalar in s.unicodeScalars {
@@ -242,25 +250,9 @@ struct XMLText {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\r": out += "&#13;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// Escapes text for an XML attribute value, keeping line breaks and tabs as character references.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
+            case "\"" where attribute: out += "&quot;"
+            case "\n" where attribute: out += "&#10;"
+            case "\t" where attribute: out += "&#9;"
             default: out.unicodeScalars.append(scalar)
             }
         }
