@@ -142,7 +142,8 @@ public struct BinaryStoreFile: Sendable {
             // Each stored relationship's slot, found once per entity.
             // and the entities its destinations may be of.
             var relationshipSlots: [Int] = []
-            var destinationKinds: [Set<String>] = []
+            // By the index of an entity in the file's names: whether it may be a destination.
+            var destinationKinds: [[Bool]] = []
             for (name, isToMany) in header.relationships {
                 guard let slot = layout.relationshipSlot(named: name) else {
                     throw cursor.fail("\(header.name) has no relationship '\(name)' in the model")
@@ -153,13 +154,14 @@ public struct BinaryStoreFile: Sendable {
                         "\(header.name).\(name) is \(isToMany ? "to-many" : "to-one") in the file, not in the model")
                 }
                 relationshipSlots.append(slot)
-                destinationKinds.append(model.layout(of: relationship.destinationEntityName)?.kindNames ?? [])
+                let kinds = model.layout(of: relationship.destinationEntityName)?.kindNames ?? []
+                destinationKinds.append(entityNames.map { kinds.contains($0) })
             }
             /// A destination of relationship `r` as the file names it, refused when of an entity the relationship
             /// cannot hold (it would put, say, a Book where a Friend belongs).
             func destination(_ r: Int, entity: Int, key: UInt64) throws(StoreError) -> ManagedObjectID {
                 let name = entityNames[entity]
-                guard destinationKinds[r].contains(name) else {
+                guard destinationKinds[r][entity] else {
                     throw cursor.fail(
                         "\(header.name).\(header.relationships[r].0) refers to a \(name), which it cannot hold")
                 }

@@ -76,13 +76,9 @@ public final class XMLStore: StreamingAtomicStore, CheckableStore, @unchecked Se
         guard !identifier.isEmpty else { throw StoreError(.corrupt, path: url.path, "the store has no UUID") }
         let snapshots = try decoder.snapshots(&raw, storeIdentifier: identifier)
         loadProblems = decoder.collected ?? []
-        // Above every key in use, references to objects no longer there included (see `prepareWrite`).
-        var highest: Int64 = 101
-        for snapshot in snapshots {
-            highest = max(highest, snapshot.objectID.primaryKey)
-            snapshot.forEachDestination { _, destination in highest = max(highest, destination.primaryKey) }
-        }
-        nextObjectID = max(raw.nextObjectID, highest)
+        // Keys references to objects no longer there name are counted when keys are next given out (by the
+        // coordinator) and when the file is written (`prepareWrite`), not on every read.
+        nextObjectID = max(raw.nextObjectID, snapshots.map(\.objectID.primaryKey).max() ?? 0, 101)
         let stored = raw.metadata
         metadata = stored
         return AtomicStoreContents(identifier: identifier, metadata: stored, snapshots: snapshots)

@@ -369,9 +369,15 @@ final class SlottedRelationship {
         self.slot = slot
     }
 
+    /// The last sub-entity found to be a destination (references come in runs of one entity).
+    private var lastHeld: String?
+
     /// Whether an object of `entity` can be a destination: the destination entity or one of its sub-entities.
     func holds(_ entity: String, in model: ManagedObjectModel) -> Bool {
-        model.layout(of: destinationEntityName)?.kindNames.contains(entity) ?? false
+        if entity == lastHeld { return true }
+        guard model.layout(of: destinationEntityName)?.kindNames.contains(entity) ?? false else { return false }
+        lastHeld = entity
+        return true
     }
 }
 
