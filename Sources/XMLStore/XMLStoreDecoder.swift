@@ -21,6 +21,8 @@ struct XMLStoreDecoder {
         composites = Dictionary(model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var map: [String: EntityLayout] = [:]
         for entity in model.entities { map[entity.name.uppercased()] = model.layout(of: entity.name) }
+        // A name as it is comes first: the writer keeps it so when another entity's upper-cases the same.
+        for entity in model.entities { map[entity.name] = model.layout(of: entity.name) }
         entityByType = map
     }
 
@@ -69,8 +71,11 @@ struct XMLStoreDecoder {
         }
         var lowerRelationships: [String: [String: RelationshipDescription]] = [:]
         for (name, layout) in model.layouts {
-            lowerRelationships[name] = Dictionary(
+            var byName = Dictionary(
                 layout.relationships.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+            // A name as it is comes first (see `entityByType`).
+            for relationship in layout.relationships { byName[relationship.name] = relationship }
+            lowerRelationships[name] = byName
         }
         // The relationships each entity's last object named, in its order, with their slots (objects of one entity
         // usually name theirs in the same order).

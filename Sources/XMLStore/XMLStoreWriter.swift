@@ -148,7 +148,7 @@ struct XMLStoreWriter {
             guard let layout = model.layout(of: entityName) else {
                 throw StoreError(.unsupported, "no entity \(entityName) in the model; not written")
             }
-            plan = EntityPlan(layout: layout)
+            plan = EntityPlan(layout: layout, model: model)
             plans[entityName] = plan
         }
         append("    <object type=\"")
@@ -231,14 +231,30 @@ struct XMLStoreWriter {
         let attributes: [(SlottedAttribute, String)]
         let relationships: [(RelationshipDescription, String, String)]
 
-        init(layout: EntityLayout) {
-            type = layout.name.uppercased()
+        init(layout: EntityLayout, model: ManagedObjectModel) {
+            type = Self.written(layout.name, among: model.entityNames, cased: { $0.uppercased() })
             self.layout = layout
+            let attributeNames = layout.attributes.map(\.name)
             attributes = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
-                (SlottedAttribute(slot: $0, attribute: layout.attributes[$0]), layout.attributes[$0].name.lowercased())
+                (
+                    SlottedAttribute(slot: $0, attribute: layout.attributes[$0]),
+                    Self.written(layout.attributes[$0].name, among: attributeNames, cased: { $0.lowercased() })
+                )
             }.sorted { $0.1 < $1.1 }
-            relationships = layout.relationships.filter { !$0.isTransient }
-                .map { ($0, $0.name.lowercased(), $0.destinationEntityName.uppercased()) }.sorted { $0.1 < $1.1 }
+            let relationshipNames = layout.relationships.map(\.name)
+            relationships = layout.relationships.filter { !$0.isTransient }.map {
+                (
+                    $0, Self.written($0.name, among: relationshipNames, cased: { $0.lowercased() }),
+                    Self.written($0.destinationEntityName, among: model.entityNames, cased: { $0.uppercased() })
+                )
+            }.sorted { $0.1 < $1.1 }
+        }
+
+        /// A name as Apple writes it (entities upper-cased, properties lower-cased), or as it is when another name
+        /// would be written the same way (the reader tries a name as written first, then ignoring case).
+        static func written(_ name: String, among names: [String], cased: (String) -> String) -> String {
+            let form = cased(name)
+            return names.contains { $0 != name && cased($0) == form } ? name : form
         }
     }
 
@@ -263,6 +279,12 @@ struct XMLStoreWriter {
 
     /// Seconds since 2001 with 20 fractional digits, as Apple's XML store writes dates.
     private mutating func appendDate(_ seconds: Double) {
+        // Apple's form, 20 fractional digits, holds every date but those within 1e-4 s of the reference date that
+        // need more digits (and the non-finite ones): those are written in the shortest form that reads back exact.
+        if seconds.isFinite, seconds != 0, abs(seconds) < 1e-4 {
+            append("\(seconds)")
+            return
+        }
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
             let length = withVaList([seconds]) { vsnprintf(buffer.baseAddress, 400, "%.20f", $0) }
             buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 400) { bytes in

@@ -104,6 +104,53 @@ struct EdgeValueTests {
         }
     }
 
+    /// Apple's XML layout writes entity names upper-cased and property names lower-cased; names that would then be
+    /// written alike are written as they are, so each value comes back to its own attribute and each object to its
+    /// own entity. Dates within 1e-4 s of the reference date keep every digit.
+    @Test func namesThatDifferOnlyInCaseAndTinyDatesComeBackFromXML() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Thing",
+                attributes: [
+                    AttributeDescription(name: "size", type: .integer32),
+                    AttributeDescription(name: "Size", type: .integer64),
+                    AttributeDescription(name: "when", type: .date),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "peer", destination: "THING"),
+                    RelationshipDescription(name: "Peer", destination: "Thing"),
+                ]),
+            EntityDescription(name: "THING", attributes: [AttributeDescription(name: "size", type: .string)]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("case.xml")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let thing = try context.insertNewObject(forEntityName: "Thing")
+        let upper = try context.insertNewObject(forEntityName: "THING")
+        try thing.setAttributeValue(.integer32(32), forKey: "size")
+        try thing.setAttributeValue(.integer64(64), forKey: "Size")
+        let tiny = Date(timeIntervalSinceReferenceDate: 1.234_567_890_123_456_7e-9)
+        try thing.setAttributeValue(.date(tiny), forKey: "when")
+        try thing.setObject(upper, forKey: "peer")
+        try thing.setObject(thing, forKey: "Peer")
+        try upper.setAttributeValue(.string("upper"), forKey: "size")
+        try context.save()
+
+        let again = PersistentStoreCoordinator(model: model)
+        try again.addPersistentStore(type: "XML", url: url)
+        let reader = ManagedObjectContext(coordinator: again)
+        let read = try #require(try reader.fetch(FetchRequest(entityName: "Thing")).first)
+        #expect(try read.attributeValue(forKey: "size") == .integer32(32))
+        #expect(try read.attributeValue(forKey: "Size") == .integer64(64))
+        #expect(try read.attributeValue(forKey: "when") == .date(tiny))
+        #expect(try read.objectIDs(forKey: "peer").map(\.entityName) == ["THING"])
+        #expect(try read.objectIDs(forKey: "Peer") == [read.objectID])
+        let other = try #require(try reader.fetch(FetchRequest(entityName: "THING")).first)
+        #expect(try other.attributeValue(forKey: "size") == .string("upper"))
+    }
+
     /// Equal, NaN counting as equal to NaN.
     static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
         switch (a, b) {
