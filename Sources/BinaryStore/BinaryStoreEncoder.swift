@@ -150,7 +150,7 @@ struct BinaryStoreEncoder {
         var entity = -1
         var left = 0
         var last = Int64.min
-        var reader: SlotReader? = nil
+        var readers = plans.map { SlotReader(layout: $0.layout) }
         while let batch = try stream.next() {
             for snapshot in batch {
                 while left == 0 {
@@ -161,7 +161,6 @@ struct BinaryStoreEncoder {
                     left = stream.counts[plans[entity].name] ?? 0
                     last = Int64.min
                     encodeEntityStart(plans[entity], count: left)
-                    reader = SlotReader(layout: plans[entity].layout)
                 }
                 guard snapshot.objectID.entityName == plans[entity].name, snapshot.objectID.primaryKey > last else {
                     throw StoreError(
@@ -169,12 +168,7 @@ struct BinaryStoreEncoder {
                         "\(snapshot.objectID) came out of order: a stream must go entity by entity, keys ascending")
                 }
                 last = snapshot.objectID.primaryKey
-                // Set with the entity above: never nil here, and never a reason to leave an object out.
-                guard var current = reader.take() else {
-                    throw StoreError(.unsupported, "\(snapshot.objectID) came before its entity; not written")
-                }
-                try encodeObject(snapshot, plans[entity], &current)
-                reader = current
+                try encodeObject(snapshot, plans[entity], &readers[entity])
                 left -= 1
             }
             if out.count >= 1 << 20 { try flush(&self) }

@@ -139,8 +139,7 @@ public struct BinaryStoreFile: Sendable {
                 }
                 return (name, stored, slot)
             }
-            // Each stored relationship's slot, found once per entity.
-            // and the entities its destinations may be of.
+            // Each stored relationship's slot, found once per entity, and the entities its destinations may be of.
             var relationshipSlots: [Int] = []
             // By the index of an entity in the file's names: whether it may be a destination.
             var destinationKinds: [[Bool]] = []

@@ -546,7 +546,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
             stored[Self.modelMetadataKey] = .string(try XcodeModelWriter.contents(of: model))
         } catch {
             throw SQLiteStoreError(
-                .malformed, path: description.url?.path ?? "",
+                .unsupported, path: description.url?.path ?? "",
                 "the model cannot be written into the store's metadata: \(error.message); not saving")
         }
         metadata = stored

@@ -386,8 +386,10 @@ extension PersistentStoreCoordinator {
         [ObjectSnapshot], [ManagedObjectID: ManagedObjectID]
     ) {
         let keys = snapshots.map(\.objectID.primaryKey)
-        var taken = Set(keys)
-        let rootsShareKeys = taken.count != keys.count
+        let kept = Set(keys)
+        let rootsShareKeys = kept.count != keys.count
+        // Whether an object of the copy has a key: one of the kept keys, or of the range renumbered objects get.
+        var taken: (Int64) -> Bool = { kept.contains($0) }
         var ordered = snapshots
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
         var next = max(floor, keys.max() ?? floor)
@@ -404,14 +406,14 @@ extension PersistentStoreCoordinator {
                     entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "",
                     primaryKey: floor + 1 + Int64(i))
             }
-            taken = Set(floor + 1..<floor + 1 + Int64(ordered.count))
+            let renumberedKeys = floor + 1...floor + Int64(ordered.count)
+            taken = { renumberedKeys.contains($0) }
             next = floor + Int64(ordered.count)
         }
         let objects = Set(snapshots.lazy.map(\.objectID))
         for snapshot in snapshots {
             try snapshot.forEachDestination { (_, destination) throws(StoreError) in
-                guard !objects.contains(destination), mapping[destination] == nil,
-                    taken.contains(destination.primaryKey)
+                guard !objects.contains(destination), mapping[destination] == nil, taken(destination.primaryKey)
                 else { return }
                 let (key, overflow) = next.addingReportingOverflow(1)
                 guard !overflow else {
