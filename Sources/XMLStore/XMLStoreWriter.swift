@@ -174,6 +174,14 @@ struct XMLStoreWriter {
                     .corrupt,
                     "\(entityName).\(column.name) of \(snapshot.objectID): \(error.description); not written")
             }
+            // An Undefined attribute (meant to be transient) has no type to read a value back by: `int16` comes
+            // back as a 64-bit integer, a UUID as a string.
+            guard plan.layout.attributeTypes[column.slot] != .undefined else {
+                throw StoreError(
+                    .unsupported,
+                    "\(entityName).\(column.name) of \(snapshot.objectID) holds a value, but its type is Undefined, which an XML store cannot hold (make the attribute transient); not written"
+                )
+            }
             guard !converted.holdsDecimalNaN else {
                 throw StoreError(
                     .unsupported,
