@@ -298,7 +298,11 @@ struct Cursor {
 
     mutating func string() throws(StoreError) -> String {
         let n = try count()
-        return String(decoding: try take(n), as: UTF8.self)
+        // docutil writes strings as UTF-8: other bytes are damage, never read with replacement characters.
+        guard let string = try take(n).withUnsafeBufferPointer(UTF8Text.string) else {
+            throw fail("a string of \(n) bytes is not UTF-8")
+        }
+        return string
     }
 
     mutating func data() throws(StoreError) -> Data {

@@ -11,6 +11,8 @@ enum SQLiteValue: Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    /// A TEXT value that is not UTF-8, kept as its bytes (never read as a string with replacement characters).
+    case invalidText(Data)
     case blob(Data)
 }
 
@@ -140,6 +142,15 @@ final class SQLiteDatabase {
                     return sqlite3_bind_text64(
                         statement, index, text, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
                 }
+            case .invalidText(let d):
+                // Bound back as the TEXT bytes it was read as.
+                status = d.withUnsafeBytes {
+                    sqlite3_bind_text64(
+                        statement, index,
+                        $0.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
+                            ?? UnsafePointer<CChar>(bitPattern: 1), UInt64($0.count), sqliteTransient,
+                        UInt8(SQLITE_UTF8))
+                }
             case .blob(let d):
                 status = d.withUnsafeBytes {
                     sqlite3_bind_blob64(
@@ -158,7 +169,9 @@ final class SQLiteDatabase {
         case SQLITE_TEXT:
             let count = Int(sqlite3_column_bytes(statement, i))
             guard count > 0, let text = sqlite3_column_text(statement, i) else { return .text("") }
-            return .text(String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self))
+            let bytes = UnsafeBufferPointer(start: text, count: count)
+            guard let string = UTF8Text.string(bytes) else { return .invalidText(Data(bytes)) }
+            return .text(string)
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, i))
             guard count > 0, let bytes = sqlite3_column_blob(statement, i) else { return .blob(Data()) }

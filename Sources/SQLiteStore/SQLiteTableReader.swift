@@ -1,6 +1,7 @@
 import CSQLite
 public import Foundation
 import ModelFiles
+import ObjectGraph
 
 /// Reads the tables of any SQLite database, row by row, without changing it (not the file, not its side files, not
 /// its folder): the source of an import from an app's own SQLite schema.
@@ -114,8 +115,7 @@ public final class SQLiteTableReader {
                         continue
                     }
                     guard
-                        let string = String(
-                            validating: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+                        let string = UTF8Text.string(UnsafeBufferPointer(start: text, count: length))
                     else {
                         throw SQLiteStoreError(
                             .malformed, path: database.path, "rowid \(rowid) column \(i): the text is not UTF-8")

@@ -37,7 +37,7 @@ enum SQLiteValueCoding {
         case .integer(let v): .integer64(v)
         case .real(let v): .double(v)
         case .text(let s): .string(s)
-        case .blob(let d): .binary(d)
+        case .invalidText(let d), .blob(let d): .binary(d)
         }
     }
 
@@ -144,6 +144,8 @@ enum SQLiteValueCoding {
             return type == .binary ? .binary(Data(bytes)) : .transformable(Data(bytes))
         case (.text(let s), .binary):
             return .binary(Data(s.utf8))
+        case (.invalidText(let d), .binary):
+            return .binary(d)
         case (.integer(let v), .string): throw mismatch("text (it is the number \(v))")
         default:
             throw mismatch("a \(type.xcodeName) value")
@@ -156,6 +158,7 @@ enum SQLiteValueCoding {
         case .integer(let v): "integer \(v)"
         case .real(let v): "real \(v)"
         case .text(let s): "text '\(Diagnostics.quote(s, limit: 60))'"
+        case .invalidText(let d): "text of \(d.count) bytes that is not UTF-8"
         case .blob(let d): "blob of \(d.count) bytes"
         }
     }

@@ -132,6 +132,12 @@ struct MalformedInputTests {
         #expect(throws: ModelFileError.self) { try PropertyList.read(plist(top: [0x10, 0x05], count: 9)) }
         // A string whose length runs past the end.
         #expect(throws: ModelFileError.self) { try PropertyList.read(plist(top: [0x5E, 0x41])) }
+        // Text never read with replacement characters: a byte that is not ASCII in an ASCII string, a lone
+        // surrogate in a UTF-16 string.
+        #expect(try PropertyList.read(plist(top: [0x51, 0x41])) == .string("A"))
+        #expect(throws: ModelFileError.self) { try PropertyList.read(plist(top: [0x51, 0xE9])) }
+        #expect(try PropertyList.read(plist(top: [0x61, 0x00, 0xE9], tableOffset: 11)) == .string("\u{E9}"))
+        #expect(throws: ModelFileError.self) { try PropertyList.read(plist(top: [0x61, 0xD8, 0x00], tableOffset: 11)) }
         // An array that contains itself.
         #expect(throws: ModelFileError.self) { try PropertyList.read(plist(top: [0xA1, 0x00])) }
         // Unknown marker.

@@ -94,6 +94,37 @@ struct SQLiteSafetyTests {
         #expect(try scalar(url, "SELECT ZSALARY FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 5)
     }
 
+    /// TEXT that is not UTF-8 (another program can write it) is never read as a string with replacement characters:
+    /// it is an error naming the attribute, or, read leniently, its bytes kept as they are and left in the file.
+    @Test func textThatIsNotUTF8IsAnErrorOrKeptAsItsBytes() throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET ZNAME = CAST(x'426fff62' AS TEXT) WHERE ZNAME = 'Bob'")
+        let strict = try Self.context(url)
+        do {
+            let names = try strict.fetch(FetchRequest(entityName: "Employee")).map {
+                try $0.attributeValue(forKey: "name")
+            }
+            Issue.record("text that is not UTF-8 was read: \(names)")
+        } catch {
+            #expect("\(error)".contains("Employee.name"), "\(error)")
+            #expect("\(error)".contains("not UTF-8"), "\(error)")
+        }
+        let context = try Self.context(url, options: ["lenientValues": "YES"])
+        let names = try context.fetch(FetchRequest(entityName: "Employee")).map {
+            try $0.attributeValue(forKey: "name")
+        }
+        #expect(names.contains(.binary(Data([0x42, 0x6F, 0xFF, 0x62]))), "\(names)")
+        let bob = try #require(
+            try context.fetch(FetchRequest(entityName: "Employee")).first {
+                try $0.attributeValue(forKey: "name") != .string("Ann")
+            })
+        try bob.setValue(.string("bob@example.com"), forKey: "email")
+        try context.save()
+        #expect(
+            try scalar(url, "SELECT count(*) FROM ZEMPLOYEE WHERE hex(ZNAME) = '426FFF62' AND typeof(ZNAME) = 'text'")
+                == 1)
+    }
+
     @Test func updatesWriteOnlyTheColumnsThatChanged() throws {
         let url = try Self.companyStore()
         let context = try Self.context(url)

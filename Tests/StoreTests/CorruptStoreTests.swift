@@ -227,4 +227,46 @@ struct CorruptStoreTests {
         try reopened.addPersistentStore(type: "Binary", url: url)
         #expect(try Catalog.describe(ManagedObjectContext(coordinator: reopened)) == expected)
     }
+
+    /// A string in a binary document that is not UTF-8 (damage the checksum does not catch, as it is computed over
+    /// the damaged bytes) is an error naming the file and the offset, never a string with replacement characters.
+    @Test func aBinaryStringThatIsNotUTF8IsAnError() throws {
+        BinaryStore.register()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "text", type: .string)])
+        ])
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("note.binary")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "Binary", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insertNewObject(forEntityName: "Note").setAttributeValue(.string("caf\u{E9}!"), forKey: "text")
+        try context.save()
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let marker = Array("caf\u{E9}!".utf8)
+        let at = try #require(
+            (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+        bytes[at + 3] = 0xFF
+        // The checksum (CRC-32 of header and body) made right again, 12 bytes from the end.
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes[..<(bytes.count - 28)] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        withUnsafeBytes(of: (~crc).littleEndian) {
+            bytes.replaceSubrange((bytes.count - 12)..<(bytes.count - 8), with: $0)
+        }
+        try Data(bytes).write(to: url)
+        let reader = PersistentStoreCoordinator(model: model)
+        do {
+            try reader.addPersistentStore(type: "Binary", url: url)
+            let readContext = ManagedObjectContext(coordinator: reader)
+            let texts = try readContext.fetch(FetchRequest(entityName: "Note")).map {
+                try $0.attributeValue(forKey: "text")
+            }
+            Issue.record("a string that is not UTF-8 was read: \(texts)")
+        } catch {
+            #expect("\(error)".contains("not UTF-8"), "\(error)")
+            #expect("\(error)".contains("note.binary:offset"), "\(error)")
+        }
+    }
 }

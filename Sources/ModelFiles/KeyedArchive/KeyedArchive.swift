@@ -69,7 +69,12 @@ struct KeyedArchive {
         case .string(let s): return s
         case .dictionary(let fields):
             if let s = fields["NS.string"]?.string { return s }
-            if let d = fields["NS.bytes"]?.data { return String(decoding: d, as: UTF8.self) }
+            if let d = fields["NS.bytes"]?.data {
+                guard let string = String(validating: d, as: UTF8.self) else {
+                    throw fail(uid ?? -1, "a string's NS.bytes are not UTF-8")
+                }
+                return string
+            }
             throw fail(uid ?? -1, "expected a string, found \(className(of: object) ?? "an object")")
         default:
             throw fail(uid ?? -1, "expected a string")

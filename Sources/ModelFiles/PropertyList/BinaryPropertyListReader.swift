@@ -155,7 +155,12 @@ struct BinaryPropertyListReader {
         case 0x5:
             let (count, next) = try length(marker: marker, at: start)
             try checked(next, count, "ASCII string")
-            return .string(String(decoding: bytes[next..<next + count], as: UTF8.self))
+            let ascii = bytes[next..<next + count]
+            // Never read with replacement characters: writers put other text in UTF-16 strings.
+            guard ascii.allSatisfy({ $0 < 0x80 }), let string = String(validating: ascii, as: UTF8.self) else {
+                throw fail(start, "an ASCII string holds a byte that is not ASCII")
+            }
+            return .string(string)
         case 0x6:
             let (count, next) = try length(marker: marker, at: start)
             let (byteCount, overflow) = count.multipliedReportingOverflow(by: 2)
@@ -164,7 +169,10 @@ struct BinaryPropertyListReader {
             var units: [UInt16] = []
             units.reserveCapacity(count)
             for i in 0..<count { units.append(UInt16(bytes[next + 2 * i]) << 8 | UInt16(bytes[next + 2 * i + 1])) }
-            return .string(String(decoding: units, as: UTF16.self))
+            guard let string = String(validating: units, as: UTF16.self) else {
+                throw fail(start, "a UTF-16 string holds a lone surrogate, which a string here cannot hold")
+            }
+            return .string(string)
         case 0x8:
             let size = Int(marker & 0x0F) + 1
             try checked(start + 1, size, "UID")
