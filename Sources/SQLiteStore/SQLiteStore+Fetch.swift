@@ -197,7 +197,8 @@ extension SQLiteStore {
 
     /// How to turn a row of one entity into a snapshot: which column holds which property. Worked out once per
     /// query and entity, not per row.
-    struct RowPlan {
+    /// How the rows of one entity are read: held by reference, so a row takes it without copying its arrays.
+    final class RowPlan {
         struct Attribute {
             let name: String
             /// The attribute's slot in the entity's layout.
@@ -221,6 +222,17 @@ extension SQLiteStore {
         let toOnes: [ToOne]
         /// The snapshot's relationships before a row's to-ones are read: every to-many a fault, every to-one `nil`.
         let relationships: [RelationshipSlotValue]
+
+        init(
+            entityName: String, layout: EntityLayout, attributes: [Attribute], toOnes: [ToOne],
+            relationships: [RelationshipSlotValue]
+        ) {
+            self.entityName = entityName
+            self.layout = layout
+            self.attributes = attributes
+            self.toOnes = toOnes
+            self.relationships = relationships
+        }
     }
 
     func rowPlan(entityName: String, columns: [String: Int32]) -> RowPlan? {
@@ -358,30 +370,39 @@ extension SQLiteStore {
             // Values go straight into the entity's slots (no dictionary by name).
             var values = [AttributeValue](repeating: .null, count: plan.layout.attributes.count)
             var rawKeys: Set<String> = []
-            for attribute in plan.attributes {
-                let value: AttributeValue
-                do throws(SQLiteValueCoding.Mismatch) {
-                    value = try decode(attribute, statement)
-                } catch {
-                    guard lenientValues else {
-                        throw SQLiteStoreError(
-                            .malformed, path: database.path,
-                            "\(plan.entityName).\(attribute.name) of \(id) (\(table) row Z_PK \(id.primaryKey)): \(error.reason)"
-                        )
+            // Read through a buffer: an attribute's fields are used in place, not copied (and retained) per row.
+            try plan.attributes.withUnsafeBufferPointer { (attributes) throws(SQLiteStoreError) in
+                for a in attributes.indices {
+                    let value: AttributeValue
+                    do throws(SQLiteValueCoding.Mismatch) {
+                        value =
+                            attributes[a].members.isEmpty && attributes[a].type != .composite
+                            ? try SQLiteValueCoding.decode(
+                                SQLiteDatabase.column(statement, attributes[a].index), as: attributes[a].type,
+                                external: attributes[a].external, externalDirectory: externalDataDirectory)
+                            : try decode(attributes[a], statement)
+                    } catch {
+                        let attribute = attributes[a]
+                        guard lenientValues else {
+                            throw SQLiteStoreError(
+                                .malformed, path: database.path,
+                                "\(plan.entityName).\(attribute.name) of \(id) (\(table) row Z_PK \(id.primaryKey)): \(error.reason)"
+                            )
+                        }
+                        let raw =
+                            attribute.members.isEmpty
+                            ? SQLiteValueCoding.raw(SQLiteDatabase.column(statement, attribute.index)) : .null
+                        if valueWarnings.count < 1_000 {
+                            valueWarnings.append(
+                                "\(plan.entityName).\(attribute.name) of \(id): \(error.reason); kept as it is")
+                            valueProblems.append(StoreProblem(id, .value, key: attribute.name, error.reason))
+                        }
+                        rawKeys.insert(attribute.name)
+                        values[attribute.slot] = raw
+                        continue
                     }
-                    let raw =
-                        attribute.members.isEmpty
-                        ? SQLiteValueCoding.raw(SQLiteDatabase.column(statement, attribute.index)) : .null
-                    if valueWarnings.count < 1_000 {
-                        valueWarnings.append(
-                            "\(plan.entityName).\(attribute.name) of \(id): \(error.reason); kept as it is")
-                        valueProblems.append(StoreProblem(id, .value, key: attribute.name, error.reason))
-                    }
-                    rawKeys.insert(attribute.name)
-                    values[attribute.slot] = raw
-                    continue
+                    values[attributes[a].slot] = value
                 }
-                values[attribute.slot] = value
             }
             var relationships = plan.relationships
             for (n, toOne) in plan.toOnes.enumerated() {
