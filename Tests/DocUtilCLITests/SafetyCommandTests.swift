@@ -193,6 +193,17 @@ struct SafetyCommandTests {
         #expect(result.stderr.contains("model in its metadata"), "\(result.stderr)")
     }
 
+    /// Text from a file that holds control characters (an escape sequence a terminal would act on) is shown quoted
+    /// and escaped by `info`, never written to the terminal as it is.
+    @Test func infoEscapesControlCharactersFromTheFile() throws {
+        let url = try Self.sqliteLibrary()
+        try SQLiteScript.execute(url, "UPDATE Z_METADATA SET Z_UUID = 'A' || char(27) || '[31mB' || char(155) || 'C'")
+        let result = try Docutil.run(["info", url.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#"uuid: "A\u001b[31mB\u009bC""#), "\(result.stdout)")
+        #expect(!result.stdout.unicodeScalars.contains { $0.value == 27 || $0.value == 155 }, "\(result.stdout)")
+    }
+
     @Test func aStoreUUIDWithSpacesGivesValidURIs() throws {
         let directory = try Fixtures.temporaryDirectory()
         let url = directory.appendingPathComponent("spaced.xml")

@@ -216,6 +216,25 @@ struct JSONBytes {
 
 extension JSONValue {
     /// The `docutil info` text form of an object: one line per member, nested objects summarised.
+    /// Text from a file as a line of `info` shows it: as it is, or quoted with its control characters escaped when
+    /// it holds any (C0, DEL or C1: a terminal would act on them).
+    static func shown(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
+        guard !plain else { return text }
+        var out = JSONBytes()
+        JSONValue.string(text).write(to: &out, indent: nil)
+        var quoted = out.string
+        // JSON leaves DEL and C1 as they are; escape them too.
+        if quoted.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) {
+            quoted = String(
+                quoted.unicodeScalars.map { scalar in
+                    (0x7F...0x9F).contains(scalar.value)
+                        ? "\\u00" + String(scalar.value, radix: 16, uppercase: false) : String(scalar)
+                }.joined())
+        }
+        return quoted
+    }
+
     func infoText() -> String {
         guard case .object(let members) = self else { return serialized(compact: true) + "\n" }
         var out = ""
@@ -227,15 +246,17 @@ extension JSONValue {
                 for entry in entries {
                     var text = entry.1.serialized(compact: true)
                     if case .object(let nested) = entry.1 { text = String(nested.count) + " entries" }
-                    out += "  " + entry.0 + ": " + text + "\n"
+                    out += "  " + Self.shown(entry.0) + ": " + text + "\n"
                 }
             } else if key == "entityCounts", case .object(let entries) = value {
                 var total: Int64 = 0
                 for entry in entries { if case .int(let n) = entry.1 { total += n } }
                 out += "objects: " + String(total) + "\n"
-                for entry in entries { out += "  " + entry.0 + ": " + entry.1.serialized(compact: true) + "\n" }
+                for entry in entries {
+                    out += "  " + Self.shown(entry.0) + ": " + entry.1.serialized(compact: true) + "\n"
+                }
             } else if case .string(let text) = value {
-                out += key + ": " + text + "\n"
+                out += key + ": " + Self.shown(text) + "\n"
             } else {
                 out += key + ": " + value.serialized(compact: true) + "\n"
             }
