@@ -104,6 +104,19 @@ struct ModelTests {
         #expect(found.contains { $0.kind == .duplicateProperty && $0.entity == "BestFriend" && $0.property == "name" })
     }
 
+    /// A name with a control character (which no modelling tool makes, and which a terminal would act on when the
+    /// name is listed) is refused, and the message shows it escaped.
+    @Test func rejectsNamesWithControlCharacters() {
+        var entities = libraryEntities()
+        entities.append(EntityDescription(name: "Evil\u{1B}[31m"))
+        entities[2].attributes.append(AttributeDescription(name: "bell\u{7}", type: .string))
+        entities[1].attributes.append(AttributeDescription(name: "csi\u{9B}", type: .string))
+        let found = problems(entities).filter { $0.kind == .invalidName }
+        #expect(found.count == 3, "\(found)")
+        #expect(!found.contains { "\($0)".unicodeScalars.contains { $0.value == 0x1B || $0.value == 7 } }, "\(found)")
+        #expect(problems(libraryEntities()).isEmpty)
+    }
+
     @Test func rejectsUnknownParentsConstraintsTemplatesAndConfigurations() {
         var entities = libraryEntities()
         entities[2].parentName = "Acquaintance"

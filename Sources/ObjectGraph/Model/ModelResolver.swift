@@ -27,10 +27,21 @@ struct ModelResolver {
         checkConfigurations(configurations)
     }
 
+    /// Whether a name holds a C0, DEL or C1 control character: no modelling tool makes one, and a name is shown in
+    /// messages and listings, where a terminal would act on it.
+    static func holdsControlCharacters(_ name: String) -> Bool {
+        name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
     private mutating func indexEntities() {
         for (i, entity) in entities.enumerated() {
             if entity.name.isEmpty {
                 errors.append(.init(.invalidName, "an entity has an empty name"))
+            } else if Self.holdsControlCharacters(entity.name) {
+                errors.append(
+                    .init(
+                        .invalidName, entity: Diagnostics.quote(entity.name),
+                        "the entity name holds a control character"))
             }
             if indexByName[entity.name] != nil {
                 errors.append(.init(.duplicateEntity, entity: entity.name, "the entity name is used twice"))
@@ -125,6 +136,13 @@ struct ModelResolver {
             for name in names {
                 if name.isEmpty {
                     errors.append(.init(.invalidName, entity: entity.name, "a property has an empty name"))
+                } else if Self.holdsControlCharacters(name) {
+                    // Reported on the entity that declares it, not again on its sub-entities.
+                    guard entity.declaredPropertyNames.contains(name) else { continue }
+                    errors.append(
+                        .init(
+                            .invalidName, entity: entity.name, property: Diagnostics.quote(name),
+                            "the property name holds a control character"))
                 } else if !seen.insert(name).inserted {
                     let how = inherited.contains(name) ? "declared again though inherited" : "declared twice"
                     // Report each clash on the entity that declares it, not again on its sub-entities.
