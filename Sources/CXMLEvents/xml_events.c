@@ -5,6 +5,7 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,53 @@ static const xmlChar *qualified(docutil_xml_recorder *r, const xmlChar *prefix, 
     return xmlDictQLookup(context->dict, prefix, local);
 }
 
+/* Without entity substitution (never asked for: it would expand what a document declares), libxml2 hands an
+   attribute value's '&' over as the reference "&#38;", and every other character as itself. Whether this libxml2 does
+   is found once, by parsing a one-element document; the attribute values are then given back their '&'. */
+static int ampersand_as_reference;
+static pthread_once_t ampersand_probe = PTHREAD_ONCE_INIT;
+
+static void probe_element(void *data, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
+                          int namespace_count, const xmlChar **namespaces, int attribute_count,
+                          int defaulted_count, const xmlChar **attributes) {
+    (void)local, (void)prefix, (void)uri, (void)namespace_count, (void)namespaces, (void)defaulted_count;
+    if (attribute_count == 1 && attributes[4] - attributes[3] == 5 && memcmp(attributes[3], "&#38;", 5) == 0)
+        *(int *)data = 1;
+}
+
+static void probe_ampersand(void) {
+    static const char document[] = "<a b=\"&amp;\"/>";
+    xmlSAXHandler handler;
+    memset(&handler, 0, sizeof handler);
+    handler.initialized = XML_SAX2_MAGIC;
+    handler.startElementNs = probe_element;
+    int found = 0;
+    xmlParserCtxtPtr context = xmlCreatePushParserCtxt(&handler, &found, NULL, 0, NULL);
+    if (!context) return;
+    xmlCtxtUseOptions(context, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlParseChunk(context, document, (int)sizeof document - 1, 1);
+    xmlFreeParserCtxt(context);
+    ampersand_as_reference = found;
+}
+
+/* Turns each "&#38;" of the NUL-ended value at `offset` back into '&' (in place); the value's new length. */
+static size_t restore_ampersands(docutil_xml_recorder *r, size_t offset, size_t length) {
+    unsigned char *value = r->bytes + offset;
+    if (!memchr(value, '&', length)) return length;
+    size_t written = 0;
+    for (size_t read = 0; read < length;) {
+        if (read + 5 <= length && memcmp(value + read, "&#38;", 5) == 0) {
+            value[written++] = '&';
+            read += 5;
+        } else {
+            value[written++] = value[read++];
+        }
+    }
+    value[written] = 0;
+    r->bytes_used = offset + written + 1;
+    return written;
+}
+
 static void start_element(void *data, const xmlChar *local, const xmlChar *prefix, const xmlChar *uri,
                           int namespace_count, const xmlChar **namespaces, int attribute_count,
                           int defaulted_count, const xmlChar **attributes) {
@@ -80,6 +128,7 @@ static void start_element(void *data, const xmlChar *local, const xmlChar *prefi
         const xmlChar **a = attributes + 5 * i;
         size_t value = append_bytes(r, a[3], (size_t)(a[4] - a[3]));
         if (value == (size_t)-1) return;
+        if (ampersand_as_reference) restore_ampersands(r, value, (size_t)(a[4] - a[3]));
         docutil_xml_attribute *attribute = &r->attributes[r->attributes_used++];
         attribute->name = qualified(r, a[1], a[0]);
         attribute->value = value;
@@ -159,6 +208,7 @@ static void structured_error(void *data, xmlErrorPtr error) {
 }
 
 docutil_xml_recorder *docutil_xml_recorder_new(const char *path, int options) {
+    pthread_once(&ampersand_probe, probe_ampersand);
     docutil_xml_recorder *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->error_at = -1;

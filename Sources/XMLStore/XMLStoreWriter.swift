@@ -27,6 +27,12 @@ struct XMLStoreWriter {
     /// - Returns: `false`, having appended nothing, when the text holds a character XML cannot hold (a control
     ///   character): the document would not open again.
     private mutating func appendEscaped(_ s: String, attribute: Bool) -> Bool {
+        Self.escape(s, attribute: attribute, into: &out)
+    }
+
+    /// Appends `s` to `out` escaped for element content (or, with `attribute`, an attribute value).
+    /// - Returns: `false`, having appended nothing, when the text holds a character XML cannot hold.
+    static func escape(_ s: String, attribute: Bool, into out: inout [UInt8]) -> Bool {
         var s = s
         let plain = s.withUTF8 { bytes -> Bool in
             // Anything to escape, any control character, and 0xEF (the lead byte of U+FFFE and U+FFFF) is looked at.
@@ -43,13 +49,13 @@ struct XMLStoreWriter {
         if XMLCharacters.firstUnwritable(in: s) != nil { return false }
         for byte in s.utf8 {
             switch byte {
-            case UInt8(ascii: "&"): append("&amp;")
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            case UInt8(ascii: "\"") where attribute: append("&quot;")
-            case UInt8(ascii: "\r"): append("&#13;")
-            case UInt8(ascii: "\n") where attribute: append("&#10;")
-            case UInt8(ascii: "\t") where attribute: append("&#9;")
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\"") where attribute: out.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "\r"): out.append(contentsOf: "&#13;".utf8)
+            case UInt8(ascii: "\n") where attribute: out.append(contentsOf: "&#10;".utf8)
+            case UInt8(ascii: "\t") where attribute: out.append(contentsOf: "&#9;".utf8)
             default: out.append(byte)
             }
         }
@@ -148,7 +154,7 @@ struct XMLStoreWriter {
             guard let layout = model.layout(of: entityName) else {
                 throw StoreError(.unsupported, "no entity \(entityName) in the model; not written")
             }
-            plan = EntityPlan(layout: layout, model: model)
+            plan = try EntityPlan(layout: layout, model: model)
             plans[entityName] = plan
         }
         append("    <object type=\"")
@@ -239,23 +245,38 @@ struct XMLStoreWriter {
         let attributes: [(SlottedAttribute, String)]
         let relationships: [(RelationshipDescription, String, String)]
 
-        init(layout: EntityLayout, model: ManagedObjectModel) {
-            type = Self.written(layout.name, among: model.entityNames, cased: { $0.uppercased() })
+        /// - Throws: `StoreError` when a name holds a character XML cannot hold.
+        init(layout: EntityLayout, model: ManagedObjectModel) throws(StoreError) {
+            type = try Self.escaped(Self.written(layout.name, among: model.entityNames, cased: { $0.uppercased() }))
             self.layout = layout
             let attributeNames = layout.attributes.map(\.name)
-            attributes = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
-                (
-                    SlottedAttribute(slot: $0, attribute: layout.attributes[$0]),
-                    Self.written(layout.attributes[$0].name, among: attributeNames, cased: { $0.lowercased() })
-                )
-            }.sorted { $0.1 < $1.1 }
+            var attributes: [(SlottedAttribute, String)] = []
+            for slot in layout.attributes.indices where !layout.attributes[slot].isTransient {
+                let name = Self.written(layout.attributes[slot].name, among: attributeNames, cased: { $0.lowercased() })
+                attributes.append(
+                    (SlottedAttribute(slot: slot, attribute: layout.attributes[slot]), try Self.escaped(name)))
+            }
+            self.attributes = attributes.sorted { $0.1 < $1.1 }
             let relationshipNames = layout.relationships.map(\.name)
-            relationships = layout.relationships.filter { !$0.isTransient }.map {
-                (
-                    $0, Self.written($0.name, among: relationshipNames, cased: { $0.lowercased() }),
-                    Self.written($0.destinationEntityName, among: model.entityNames, cased: { $0.uppercased() })
-                )
-            }.sorted { $0.1 < $1.1 }
+            var relationships: [(RelationshipDescription, String, String)] = []
+            for relationship in layout.relationships where !relationship.isTransient {
+                let name = Self.written(relationship.name, among: relationshipNames, cased: { $0.lowercased() })
+                let destination = Self.written(
+                    relationship.destinationEntityName, among: model.entityNames, cased: { $0.uppercased() })
+                relationships.append((relationship, try Self.escaped(name), try Self.escaped(destination)))
+            }
+            self.relationships = relationships.sorted { $0.1 < $1.1 }
+        }
+
+        /// A name as an attribute value holds it (`<`, `&` and quotes escaped: a name may hold them).
+        static func escaped(_ name: String) throws(StoreError) -> String {
+            var bytes: [UInt8] = []
+            guard XMLStoreWriter.escape(name, attribute: true, into: &bytes) else {
+                throw StoreError(
+                    .unsupported,
+                    "the name '\(Diagnostics.quote(name))' holds a character an XML document cannot hold; not written")
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// A name as Apple writes it (entities upper-cased, properties lower-cased), or as it is when another name
@@ -310,7 +331,10 @@ struct XMLStoreWriter {
         if case .composite(let members) = value {
             for member in members.keys.sorted() {
                 guard let memberValue = members[member], !memberValue.isNull else { continue }
-                guard writeAttribute(name + "." + member.lowercased(), memberValue) else { return false }
+                var memberName: [UInt8] = []
+                guard Self.escape(member.lowercased(), attribute: true, into: &memberName),
+                    writeAttribute(name + "." + String(decoding: memberName, as: UTF8.self), memberValue)
+                else { return false }
             }
             return true
         }

@@ -144,6 +144,47 @@ struct EdgeValueTests {
         #expect(try other.attributeValue(forKey: "size") == .string("upper"))
     }
 
+    /// Names may hold characters markup gives a meaning to (`<`, `&`, quotes, `>`): the XML and binary stores keep
+    /// them (an XML document escapes them), so the document opens again with every value and link where it was; a
+    /// SQLite store, whose tables and columns are named after them, refuses the model with an error naming it.
+    @Test(arguments: fileStores)
+    func namesWithMarkupCharactersComeBack(store: StoreUnderTest) throws {
+        let entity = "Odd<&\"'>"
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: entity,
+                attributes: [
+                    AttributeDescription(name: "a<b&\"c'd>", type: .string),
+                    AttributeDescription(name: "n&m", type: .integer64),
+                ],
+                relationships: [RelationshipDescription(name: "r<&>", destination: entity)])
+        ])
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("names.\(store.fileExtension ?? "")")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        guard store.type != "SQLite" else {
+            let error = #expect(throws: (any Error).self) {
+                try coordinator.addPersistentStore(type: store.type, url: url)
+            }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("not a valid name"), "\(String(describing: error))")
+            return
+        }
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let object = try context.insertNewObject(forEntityName: entity)
+        try object.setAttributeValue(.string("<kept & \"quoted\">"), forKey: "a<b&\"c'd>")
+        try object.setAttributeValue(.integer64(7), forKey: "n&m")
+        try object.setObject(object, forKey: "r<&>")
+        try context.save()
+
+        let again = PersistentStoreCoordinator(model: model)
+        try again.addPersistentStore(type: store.type, url: url)
+        let reader = ManagedObjectContext(coordinator: again)
+        let read = try #require(try reader.fetch(FetchRequest(entityName: entity)).first, "\(store)")
+        #expect(try read.attributeValue(forKey: "a<b&\"c'd>") == .string("<kept & \"quoted\">"), "\(store)")
+        #expect(try read.attributeValue(forKey: "n&m") == .integer64(7), "\(store)")
+        #expect(try read.objectIDs(forKey: "r<&>") == [read.objectID], "\(store)")
+    }
+
     /// Equal, NaN counting as equal to NaN.
     static func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
         switch (a, b) {

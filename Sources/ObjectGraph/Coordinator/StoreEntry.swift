@@ -15,6 +15,8 @@ struct CoordinatorState {
     ) {
         if rowCache.count + snapshots.count > rowCacheLimit { rowCache = [:] }
         guard snapshots.count <= rowCacheLimit else { return }
+        // Room made once, not by doubling while the rows go in.
+        rowCache.reserveCapacity(rowCache.count + snapshots.count)
         for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
     }
 
