@@ -194,14 +194,22 @@ struct SafetyCommandTests {
     }
 
     /// Text from a file that holds control characters (an escape sequence a terminal would act on) is shown quoted
-    /// and escaped by `info`, never written to the terminal as it is.
-    @Test func infoEscapesControlCharactersFromTheFile() throws {
+    /// and escaped by the text outputs (`info`, `query --format text`), never written to the terminal as it is; a
+    /// quote in a string is escaped too, so a string's end is where it shows.
+    @Test func textOutputEscapesControlCharactersFromTheFile() throws {
         let url = try Self.sqliteLibrary()
         try SQLiteScript.execute(url, "UPDATE Z_METADATA SET Z_UUID = 'A' || char(27) || '[31mB' || char(155) || 'C'")
-        let result = try Docutil.run(["info", url.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains(#"uuid: "A\u001b[31mB\u009bC""#), "\(result.stdout)")
-        #expect(!result.stdout.unicodeScalars.contains { $0.value == 27 || $0.value == 155 }, "\(result.stdout)")
+        try SQLiteScript.execute(
+            url, "UPDATE ZBOOK SET ZTITLE = 'Du' || char(27) || '[2J\"ne' || char(127) WHERE ZTITLE = 'Dune'")
+        let info = try Docutil.run(["info", url.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains(#"uuid: "A\u001b[31mB\u009bC""#), "\(info.stdout)")
+        let query = try Docutil.run(["query", url.path, "--entity", "Book", "--format", "text"])
+        #expect(query.status == 0, "\(query.stderr)")
+        #expect(query.stdout.contains(#"title = "Du\u001b[2J\"ne\u007f""#), "\(query.stdout)")
+        for output in [info.stdout, query.stdout] {
+            #expect(!output.unicodeScalars.contains { [27, 127, 155].contains($0.value) }, "\(output)")
+        }
     }
 
     @Test func aStoreUUIDWithSpacesGivesValidURIs() throws {

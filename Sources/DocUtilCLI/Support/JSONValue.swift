@@ -220,19 +220,25 @@ extension JSONValue {
     /// it holds any (C0, DEL or C1: a terminal would act on them).
     static func shown(_ text: String) -> String {
         let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
-        guard !plain else { return text }
+        return plain ? text : quoted(text)
+    }
+
+    /// `text` quoted as a JSON string, with DEL and C1 control characters escaped too (JSON leaves them as they are;
+    /// a terminal would act on them): how text output shows a string from a file.
+    static func quoted(_ text: String) -> String {
         var out = JSONBytes()
         JSONValue.string(text).write(to: &out, indent: nil)
-        var quoted = out.string
-        // JSON leaves DEL and C1 as they are; escape them too.
-        if quoted.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) {
-            quoted = String(
-                quoted.unicodeScalars.map { scalar in
-                    (0x7F...0x9F).contains(scalar.value)
-                        ? "\\u00" + String(scalar.value, radix: 16, uppercase: false) : String(scalar)
-                }.joined())
+        let quoted = out.string
+        guard quoted.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return quoted }
+        var escaped = String.UnicodeScalarView()
+        for scalar in quoted.unicodeScalars {
+            if (0x7F...0x9F).contains(scalar.value) {
+                escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
         }
-        return quoted
+        return String(escaped)
     }
 
     func infoText() -> String {

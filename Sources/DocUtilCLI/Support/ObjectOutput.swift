@@ -114,7 +114,8 @@ enum ObjectOutput {
         case .null: "nil"
         case .composite(let members):
             "{" + members.keys.sorted().map { "\($0) = \(text(members[$0] ?? .null))" }.joined(separator: ", ") + "}"
-        case .string(let s): "\"\(s.replacingOccurrences(of: "\n", with: "\\n"))\""
+        // Quoted and escaped: a quote, a backslash or a control character (a terminal escape) is shown escaped.
+        case .string(let s): JSONValue.quoted(s)
         case .date(let d): ISO8601.string(d)
         case .binary(let d), .transformable(let d): "<\(d.count) bytes>"
         default: value.literalText
