@@ -156,6 +156,12 @@ struct SafetyCommandTests {
         let predicate = try Docutil.run(["predicate", "a == " + String(repeating: "b + ", count: 4_000) + "))"])
         #expect(predicate.status == 65)
         #expect(predicate.stderr.count < 2_000, "\(predicate.stderr.count) characters")
+        // A name with control characters is echoed escaped (C0, DEL and C1).
+        let escape = try Docutil.run([
+            "query", Fixtures.project("Library.xml").path, "--entity", "Bad\u{1B}[2J\u{7F}\u{9B}",
+        ])
+        #expect(escape.status == 65)
+        #expect(escape.stderr.contains("Bad\\u{1b}[2J\\u{7f}\\u{9b}"), "\(escape.stderr)")
     }
 
     @Test func aValueThatDoesNotFitFailsTheDumpOrIsShownWithLenient() throws {

@@ -46,8 +46,10 @@ enum ExitStatus {
 /// Writes a diagnostic to standard error. Each line is cut to ``maximumLineLength`` characters (the middle left
 /// out), so that no input echoed in a message can flood a terminal or a log.
 func printError(_ message: String) {
+    // Each line cut to a length and its control characters escaped: a message quotes names and values from files
+    // and arguments, which may hold a terminal escape.
     let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map {
-        $0.count > maximumLineLength ? Diagnostics.quote(String($0), limit: maximumLineLength) : String($0)
+        Diagnostics.quote(String($0), limit: maximumLineLength)
     }
     FileHandle.standardError.write(Data("docutil: \(lines.joined(separator: "\n"))\n".utf8))
 }

@@ -5,7 +5,7 @@ public enum Diagnostics {
     public static let quoteLimit = 200
 
     /// `text` as a message may quote it: whole up to ``quoteLimit`` characters; otherwise its start and end with the
-    /// number of characters left out between them. Control characters are shown escaped.
+    /// number of characters left out between them. Control characters (C0 but tab, DEL, C1) are shown escaped.
     /// - Parameters:
     ///   - text: the text to quote.
     ///   - limit: the most characters shown.
@@ -16,13 +16,17 @@ public enum Diagnostics {
             let half = max(1, limit / 2)
             shown = "\(text.prefix(half))…[\(text.count - 2 * half) characters]…\(text.suffix(half))"
         }
-        guard shown.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) else { return shown }
+        // C0 (but tab), DEL and C1: a terminal would act on them.
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        }
+        guard shown.unicodeScalars.contains(where: isControl) else { return shown }
         var escaped = ""
         for scalar in shown.unicodeScalars {
             switch scalar {
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
-            case _ where scalar.value < 0x20 && scalar != "\t":
+            case _ where isControl(scalar):
                 escaped += "\\u{\(String(scalar.value, radix: 16))}"
             default: escaped.unicodeScalars.append(scalar)
             }
