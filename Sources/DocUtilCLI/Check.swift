@@ -46,7 +46,8 @@ struct Check: ParsableCommand {
                     progress: progress.isShown ? { progress.update($0, of: $1) } : nil)
             }
             for warning in report.warnings { printError("warning: \(name): \(warning)") }
-            FileHandle.standardOutput.write(Data(Self.render(report, format: format).utf8))
+            let rendered = Self.render(report, format: format)
+            FileHandle.standardOutput.write(Data((format == .text ? TerminalText.safe(rendered) : rendered).utf8))
             if !report.isSound {
                 let count = report.problems.count + report.unlisted.values.reduce(0, +)
                 printError("\(name): \(count) problem\(count == 1 ? "" : "s") found")

@@ -83,7 +83,7 @@ struct Diff: ParsableCommand {
                 output = Self.render(difference, format: format)
                 equal = difference.isEqual
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            FileHandle.standardOutput.write(Data((format == .text ? TerminalText.safe(output) : output).utf8))
             if !equal { throw ExitCode(ExitStatus.problemsFound) }
         }
     }

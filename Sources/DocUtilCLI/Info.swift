@@ -96,7 +96,7 @@ struct Info: ParsableCommand {
             let output: String
             switch format {
             case .json: output = JSONValue.object(members).serialized() + "\n"
-            case .text: output = Self.renderText(members)
+            case .text: output = TerminalText.safe(Self.renderText(members))
             }
             FileHandle.standardOutput.write(Data(output.utf8))
         }

@@ -68,7 +68,7 @@ struct Migrate: ParsableCommand {
             } else {
                 lines.append("dry run: nothing was written")
             }
-            print(lines.joined(separator: "\n"))
+            print(TerminalText.safe(lines.joined(separator: "\n")))
         }
     }
 }

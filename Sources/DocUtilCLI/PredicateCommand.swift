@@ -41,7 +41,7 @@ struct PredicateCommand: ParsableCommand {
         let result = values.isEmpty ? parsed : parsed.substitutingAvailable(values)
         switch format {
         case .text:
-            print(result.format)
+            print(TerminalText.safe(result.format))
         case .json:
             let json = JSONValue.object([
                 ("formatVersion", .int(1)),

@@ -30,7 +30,7 @@ struct Schema: ParsableCommand {
             for warning in loaded.warnings { printError("warning: \(warning)") }
             let output: String
             switch format {
-            case .text: output = SchemaText.render(loaded)
+            case .text: output = TerminalText.safe(SchemaText.render(loaded))
             case .json: output = SchemaJSON.render(loaded.model).serialized() + "\n"
             case .xcdatamodel: output = try XcodeModelWriter.contents(of: loaded.model)
             }

@@ -5,6 +5,8 @@ import ObjectGraph
 import TestSupport
 import Testing
 
+@testable import DocUtilCLI
+
 /// What `docutil` does with hostile, damaged or unusual inputs and outputs, run as real processes: a clear error
 /// and a documented exit status, never a crash, a hang, a file replaced that should not be, or a file left behind.
 struct SafetyCommandTests {
@@ -216,6 +218,13 @@ struct SafetyCommandTests {
         for output in [info.stdout, query.stdout] {
             #expect(!output.unicodeScalars.contains { [27, 127, 155].contains($0.value) }, "\(output)")
         }
+    }
+
+    /// Text outputs keep their layout (newlines, tabs) and show every other control character escaped.
+    @Test func terminalTextEscapesControlsButKeepsLayout() {
+        #expect(TerminalText.safe("plain\ttext\nnext") == "plain\ttext\nnext")
+        #expect(TerminalText.safe("a\u{1B}[2J\u{7F}\u{9B}\r\u{0}z") == "a\\u{1b}[2J\\u{7f}\\u{9b}\\u{d}\\u{0}z")
+        #expect(TerminalText.safe("caf\u{E9} \u{A0}") == "caf\u{E9} \u{A0}")
     }
 
     @Test func aStoreUUIDWithSpacesGivesValidURIs() throws {
