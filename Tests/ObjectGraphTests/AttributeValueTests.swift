@@ -39,6 +39,14 @@ struct AttributeValueTests {
 
     /// Parsing trims white space at either end (tabs, spaces, Unicode spaces) and nothing else, whichever way it
     /// gets there (text that ends in printable ASCII is not copied).
+    /// A value in a message describes itself by its literal text and type; a NaN date too (Foundation's own date
+    /// description stops the program on one).
+    @Test func valuesDescribeThemselvesEvenNaNDates() {
+        #expect("\(AttributeValue.date(Date(timeIntervalSinceReferenceDate: .nan)))" == "nan (Date)")
+        #expect("\(AttributeValue.integer16(7))" == "7 (Integer 16)")
+        #expect("\([AttributeValue.string("a"), .null])" == #"["a", null]"#)
+    }
+
     @Test func parsingTrimsWhiteSpaceOnly() throws {
         for text in ["42", " 42", "42 ", "\t42\t", "\u{00A0}42\u{2003}", "  42\u{3000}"] {
             #expect(try AttributeValue(parsing: text, as: .integer64) == .integer64(42), "\(text.debugDescription)")

@@ -458,3 +458,9 @@ extension AttributeValue {
         members[first] = .composite(nested)
     }
 }
+
+extension AttributeValue: CustomStringConvertible {
+    /// ``debugText``: the literal text with its type. (The synthesized description prints a date through
+    /// Foundation, which stops the program on a NaN date.)
+    public var description: String { debugText }
+}
