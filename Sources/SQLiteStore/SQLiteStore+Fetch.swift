@@ -196,8 +196,7 @@ extension SQLiteStore {
     }
 
     /// How to turn a row of one entity into a snapshot: which column holds which property. Worked out once per
-    /// query and entity, not per row.
-    /// How the rows of one entity are read: held by reference, so a row takes it without copying its arrays.
+    /// query and entity, not per row; held by reference, so a row takes it without copying its arrays.
     final class RowPlan {
         struct Attribute {
             let name: String
