@@ -134,14 +134,12 @@ struct Dump: ParsableCommand {
                 .badData, "\(path): the document does not track persistent history (no ATRANSACTION/ACHANGE tables)")
         }
         var output = ""
-        let dates = ISO8601DateFormatter()
-        dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         switch format {
         case .json:
             let items = transactions.map { transaction in
                 JSONValue.object([
                     ("number", .int(transaction.number)),
-                    ("timestamp", .optional(transaction.timestamp.map { dates.string(from: $0) })),
+                    ("timestamp", .optional(transaction.timestamp.map(ISO8601.string))),
                     ("author", .optional(transaction.author)), ("bundleID", .optional(transaction.bundleID)),
                     ("contextName", .optional(transaction.contextName)),
                     ("processID", .optional(transaction.processID)),
@@ -159,7 +157,7 @@ struct Dump: ParsableCommand {
         case .text, .csv:
             for transaction in transactions {
                 var head = "transaction \(transaction.number)"
-                if let timestamp = transaction.timestamp { head += " at \(dates.string(from: timestamp))" }
+                if let timestamp = transaction.timestamp { head += " at \(ISO8601.string(timestamp))" }
                 for (label, value) in [
                     ("bundle", transaction.bundleID), ("process", transaction.processID),
                     ("author", transaction.author), ("context", transaction.contextName),
@@ -170,6 +168,8 @@ struct Dump: ParsableCommand {
                 for change in transaction.changes { output += "  \(change.type) \(change.object.uriString)\n" }
             }
             output += "\(transactions.count) transaction(s)\n"
+            // Authors and context names come from the file.
+            output = TerminalText.safe(output)
         }
         FileHandle.standardOutput.write(Data(output.utf8))
     }

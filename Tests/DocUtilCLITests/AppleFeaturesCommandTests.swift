@@ -36,6 +36,22 @@ import Testing
         #expect(Set(changes.compactMap { $0["type"] as? String }) == ["update", "delete"])
     }
 
+    /// History text from the file (a process name with a terminal escape) is shown escaped; a timestamp far out of
+    /// the calendar's range is shown as such, not as an invented date.
+    @Test func historyTextFromTheFileIsShownEscaped() throws {
+        let url = try Fixtures.copySQLiteStore(
+            "sqlite/alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite")
+        try SQLiteScript.execute(url, "UPDATE ATRANSACTIONSTRING SET ZNAME = 'x' || char(27) || '[2Jy' WHERE Z_PK = 2")
+        try SQLiteScript.execute(url, "UPDATE ATRANSACTION SET ZTIMESTAMP = 1e300 WHERE Z_PK = 1")
+        let dump = try Docutil.run(["dump", url.path, "--history", "--format", "text"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(dump.stdout.contains("process x\\u{1b}[2Jy"), "\(dump.stdout.prefix(300))")
+        #expect(!dump.stdout.unicodeScalars.contains { $0.value == 27 })
+        let first = try #require(dump.stdout.split(separator: "\n").first)
+        #expect(!first.contains("5828963"), "\(first)")
+        #expect(first.contains("transaction 1 at @"), "\(first)")
+    }
+
     @Test func historyOfAStoreWithoutItIsAnError() throws {
         let result = try Docutil.run(["dump", Fixtures.project("Library.xml").path, "--history"])
         #expect(result.status == 65)
