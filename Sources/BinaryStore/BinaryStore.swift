@@ -75,12 +75,13 @@ public final class BinaryStore: StreamingAtomicStore, @unchecked Sendable {
         _ contents: AtomicStoreContents, model: ManagedObjectModel
     ) throws(StoreError) -> any StoreTransaction {
         let newMetadata = Self.metadata(for: model, uuid: identifier, previous: metadata)
-        var encoder = BinaryStoreEncoder(model: model)
-        let data = try encoder.encode(
-            snapshots: contents.snapshots, uuid: identifier, metadata: newMetadata,
-            compress: description.options["compress"] == "YES")
         guard let url = description.url else { throw StoreError(.unsupported, "a binary store needs a file URL") }
-        let transaction = try AtomicFileWriter.prepare(data, for: url)
+        var encoder = BinaryStoreEncoder(model: model)
+        let compress = description.options["compress"] == "YES"
+        let transaction = try AtomicFileWriter.prepare(for: url) { (sink) throws(StoreError) in
+            try encoder.encode(
+                snapshots: contents.snapshots, uuid: identifier, metadata: newMetadata, compress: compress, to: sink)
+        }
         return Commit(transaction: transaction) { [self] in metadata = newMetadata }
     }
 

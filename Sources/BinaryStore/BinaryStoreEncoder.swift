@@ -80,7 +80,9 @@ struct BinaryStoreEncoder {
         let name: String
         let layout: EntityLayout
         let columns: [SlottedAttribute]
-        let relationships: [RelationshipDescription]
+        /// The stored relationships' names and kinds: what each object needs of them (a relationship's whole
+        /// description, copied per object, retained every string it holds).
+        let relationships: [(name: String, isToMany: Bool)]
 
         init(name: String, layout: EntityLayout) {
             self.name = name
@@ -90,7 +92,7 @@ struct BinaryStoreEncoder {
             columns = layout.attributes.indices.filter { !layout.attributes[$0].isTransient }.map {
                 SlottedAttribute(slot: $0, attribute: layout.attributes[$0])
             }
-            relationships = layout.relationships.filter { !$0.isTransient }
+            relationships = layout.relationships.filter { !$0.isTransient }.map { ($0.name, $0.isToMany) }
         }
     }
 
@@ -100,10 +102,12 @@ struct BinaryStoreEncoder {
     /// The entity of the last destination written, and its index.
     private var lastReference: (name: String, index: Int)?
 
-    /// Encodes a whole store from snapshots in any order.
+    /// Encodes a whole store from snapshots in any order, to `sink`: the header, the body (compressed in one piece
+    /// when asked) and the trailer, with the checksum kept as they go (the body is not copied into a file image).
     mutating func encode(
-        snapshots: [ObjectSnapshot], uuid: String, metadata: [String: PropertyList], compress: Bool
-    ) throws(StoreError) -> Data {
+        snapshots: [ObjectSnapshot], uuid: String, metadata: [String: PropertyList], compress: Bool,
+        to sink: AtomicFileWriter.Sink
+    ) throws(StoreError) {
         // Each entity's objects as keys and places in `snapshots`, in key order (the snapshots are not copied).
         var byEntity: [String: [(key: Int64, place: Int)]] = [:]
         for place in snapshots.indices {
@@ -119,13 +123,12 @@ struct BinaryStoreEncoder {
             var reader = SlotReader(layout: plan.layout)
             for object in objects { try encodeObject(snapshots[object.place], plan, &reader) }
         }
+        let start = Self.fileStart(compressed: compress)
         let body = compress ? try Zlib.compress(out) : out
-        var file = Self.fileStart(compressed: compress)
-        file.reserveCapacity(body.count + 48)
-        file.append(contentsOf: body)
-        let crc = file.withUnsafeBytes { Zlib.crc32($0) }
-        file += Self.fileEnd(bodyLength: out.count, storedLength: body.count, crc: crc)
-        return Data(file)
+        let crc = Zlib.crc32(start: Zlib.crc32(start: nil, start), body)
+        try sink.write(contentsOf: start)
+        try sink.write(contentsOf: body)
+        try sink.write(contentsOf: Self.fileEnd(bodyLength: out.count, storedLength: body.count, crc: crc))
     }
 
     /// Encodes a whole store from a stream that gives its objects entity by entity (entities by name, keys ascending),
@@ -280,7 +283,7 @@ struct BinaryStoreEncoder {
             }
             // The file keeps each value by its attribute's type; an Undefined attribute (meant to be transient) has
             // none to read it back by.
-            guard column.attribute.type != .undefined else {
+            guard column.type != .undefined else {
                 throw StoreError(
                     .unsupported,
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a binary store cannot hold (make the attribute transient); not written"

@@ -169,6 +169,9 @@ package final class SlottedAttribute: Sendable {
     package let attribute: AttributeDescription
     /// The attribute's name (read without copying its description).
     package let name: String
+    /// The attribute's type (read without copying its description: `attribute.type` copies, and retains every
+    /// string of, the whole description).
+    package let type: AttributeType
 
     /// Pairs an attribute with its slot.
     /// - Parameters:
@@ -178,5 +181,6 @@ package final class SlottedAttribute: Sendable {
         self.slot = slot
         self.attribute = attribute
         name = attribute.name
+        type = attribute.type
     }
 }
