@@ -41,6 +41,8 @@ struct SlotReaderTests {
                 slots[slot] = value
             }
             values["not an attribute \(round)"] = .integer64(-1)
+            // A key the entity lacks of the same length and first letter as one of its attributes ("scratch").
+            values["stretch"] = .integer64(-2)
             snapshots.append(ObjectSnapshot(objectID: id, attributes: values))
             expected.append(slots)
         }

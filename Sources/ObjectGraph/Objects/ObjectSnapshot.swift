@@ -284,6 +284,10 @@ public struct ObjectSnapshot: Sendable, Hashable {
         version = update.snapshot.version
     }
 
+    /// The attribute values held by name, or nil when the snapshot holds them by slot (the dictionary itself, not
+    /// a copy of its values).
+    package var namedAttributes: [String: AttributeValue]? { slotted == nil ? named : nil }
+
     /// Calls `body` with each attribute value held by name (none when the snapshot holds them by slot), in the
     /// dictionary's order, without copying the dictionary.
     package func forEachNamedAttribute(_ body: (String, AttributeValue) -> Void) {
