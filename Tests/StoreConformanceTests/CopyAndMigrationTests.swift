@@ -165,4 +165,83 @@ struct CopyAndMigrationTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
     }
+
+    /// A document whose to-many relationships disagree with their inverses (edited by hand: an owner's `items` lacks
+    /// the item whose `owner` it is; a tag's `items` lacks an item that lists the tag) is copied as it is into the
+    /// stores that keep both sides, and refused by a SQLite copy, which keeps one side and would take it for both;
+    /// the refused copy leaves no file.
+    @Test func aCopyIntoSQLiteRefusesRelationshipsThatDisagreeWithTheirInverses() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true)
+                ]),
+            EntityDescription(
+                name: "Item", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"),
+                    RelationshipDescription(name: "tags", destination: "Tag", inverse: "items", toMany: true),
+                ]),
+            EntityDescription(
+                name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "items", destination: "Item", inverse: "tags", toMany: true)
+                ]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent("edited.xml")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        let item = try context.insertNewObject(forEntityName: "Item")
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        try item.setObject(owner, forKey: "owner")
+        try item.setObjects([tag], forKey: "tags")
+        try context.save()
+        // Consistent as saved: it copies into SQLite.
+        _ = try coordinator.writeCopy(of: store, to: folder.appendingPathComponent("whole.sqlite"), type: "SQLite")
+
+        for side in ["OWNER", "TAG"] {
+            // One side of a pair emptied by hand: the to-many of the owner, then of the tag.
+            let text = try String(contentsOf: url, encoding: .utf8)
+            var lines = text.components(separatedBy: "\n")
+            var inObject = false
+            for (n, line) in lines.enumerated() {
+                if line.contains("<object type=\"\(side)\"") { inObject = true }
+                if inObject, line.contains("name=\"items\""),
+                    let range = line.range(of: #" idrefs="[^"]*""#, options: .regularExpression)
+                {
+                    lines[n].removeSubrange(range)
+                    break
+                }
+            }
+            let edited = folder.appendingPathComponent("edited-\(side).xml")
+            try lines.joined(separator: "\n").write(to: edited, atomically: true, encoding: .utf8)
+            #expect(lines.joined(separator: "\n") != text)
+            let reader = PersistentStoreCoordinator(model: model)
+            let source = try reader.addPersistentStore(type: XMLStore.typeName, url: edited)
+            let sqlite = folder.appendingPathComponent("copy-\(side).sqlite")
+            let error = #expect(throws: StoreError.self) {
+                try reader.writeCopy(of: source, to: sqlite, type: "SQLite")
+            }
+            #expect(error?.description.contains("disagree") == true, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+            // A binary copy keeps both sides as they are.
+            let binary = folder.appendingPathComponent("copy-\(side).binary")
+            _ = try reader.writeCopy(of: source, to: binary, type: BinaryStore.typeName)
+            let again = PersistentStoreCoordinator(model: model)
+            try again.addPersistentStore(type: BinaryStore.typeName, url: binary)
+            let readBack = ManagedObjectContext(coordinator: again)
+            let copiedItem = try #require(try readBack.fetch(FetchRequest(entityName: "Item")).first)
+            let copiedOwner = try #require(try readBack.fetch(FetchRequest(entityName: "Owner")).first)
+            let copiedTag = try #require(try readBack.fetch(FetchRequest(entityName: "Tag")).first)
+            #expect(try copiedItem.objectIDs(forKey: "owner") == [copiedOwner.objectID])
+            #expect(try copiedItem.objectIDs(forKey: "tags") == [copiedTag.objectID])
+            let emptied = side == "OWNER" ? copiedOwner : copiedTag
+            #expect(try emptied.objectIDs(forKey: "items").isEmpty)
+        }
+    }
 }

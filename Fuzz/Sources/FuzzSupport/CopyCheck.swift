@@ -36,7 +36,8 @@ extension FuzzSupport {
     }
 
     /// Each root entity's objects as the values they hold (a count of each distinct row of values, in attribute
-    /// order), every one of them read whole.
+    /// order) and the links they have (how many destinations of which entities each relationship names; keys may
+    /// be renumbered in a copy), every one of them read whole.
     static func objectRows(_ context: ManagedObjectContext) throws -> [String: [[String]: Int]] {
         var rows: [String: [[String]: Int]] = [:]
         for entity in context.model.entities where entity.parentName == nil {
@@ -45,6 +46,10 @@ extension FuzzSupport {
                 var row = [object.entity.name]
                 for attribute in object.entity.attributes where !attribute.isTransient {
                     row.append(text(try object.attributeValue(forKey: attribute.name)))
+                }
+                for relationship in object.entity.relationships where !relationship.isTransient {
+                    let entities = try object.objectIDs(forKey: relationship.name).map(\.entityName).sorted()
+                    row.append("\(relationship.name)->\(entities.joined(separator: ","))")
                 }
                 counts[row, default: 0] += 1
             }

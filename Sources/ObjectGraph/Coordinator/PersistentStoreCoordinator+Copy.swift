@@ -231,6 +231,10 @@ extension PersistentStoreCoordinator {
                     (snapshots, mapping) = try laidOver(
                         entry.allSnapshots(model: model, progress: progress), changes, scope: scope,
                         identifier: source.identifier)
+                    // A store that keeps one side of a to-many and its inverse (SQLite) would take it for both.
+                    if written is any IncrementalStore {
+                        try InverseAgreement.check(snapshots, model: model, target: type)
+                    }
                     let copy = try StoreEntry(store: written, model: model, load: false)
                     let (transaction, apply) = try copy.prepare(
                         inserted: snapshots, updated: [], deleted: [], model: model)

@@ -1,0 +1,181 @@
+/// Whether each to-many relationship and its inverse name the same links among a store's objects.
+///
+/// Core Data keeps them in step as objects change, and a store that holds both sides (XML, binary) keeps whatever it
+/// is given. A SQLite store holds one side only — a one-to-many as the to-one's foreign keys, a many-to-many as one
+/// join table read from both ends — so a document whose two sides disagree (a file edited by hand, or written by a
+/// broken program) would come out of a copy into SQLite with one side silently taken for both. The copy is refused
+/// instead, naming a link one side has and the other lacks (`docutil check` lists them all).
+enum InverseAgreement {
+    /// One relationship as a side of a pair: its name, whether it is to-many, its pair and whether it is the pair's
+    /// first side (links are counted as first side's owner → its destination).
+    private struct Side {
+        let name: String
+        let isToMany: Bool
+        let inverseName: String
+        let pair: Int
+        /// The relationship's slot in the entity's layout (-1 when it has none).
+        let slot: Int
+        let isFirst: Bool
+        /// A relationship that is its own inverse: each link must be named from both ends.
+        let isOwnInverse: Bool
+    }
+
+    /// What one side of a pair names, summed so that the order of the links does not matter: how many, and two
+    /// sums of a mix of each (owner, destination) pair.
+    private struct Tally: Equatable {
+        var count = 0
+        var sum: UInt64 = 0
+        var xor: UInt64 = 0
+
+        mutating func add(_ owner: Int, _ destination: Int) {
+            // SplitMix64's finalizer over the pair of places.
+            var z = UInt64(truncatingIfNeeded: owner) << 32 ^ UInt64(truncatingIfNeeded: destination)
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            count += 1
+            sum &+= z
+            xor ^= z &* 0x9E37_79B9_7F4A_7C15
+        }
+    }
+
+    /// Checks that every to-many relationship with an inverse (and that inverse) name the same links among
+    /// `snapshots`; links to objects not among them (references the store keeps to deleted objects) are left out.
+    /// One-to-one pairs are not checked: a SQLite store keeps both of their sides.
+    ///
+    /// The links are tallied side by side in one pass (one lookup per link, nothing kept per link); only when the
+    /// tallies of a pair differ are they gathered, to name one that is on one side only.
+    /// - Parameters:
+    ///   - snapshots: every object of the store being copied.
+    ///   - model: their model.
+    ///   - target: the store type of the copy, for the message.
+    /// - Throws: `StoreError` `corrupt` naming the first link found on one side only.
+    static func check(_ snapshots: [ObjectSnapshot], model: ManagedObjectModel, target: String) throws(StoreError) {
+        var places: [ManagedObjectID: Int] = [:]
+        places.reserveCapacity(snapshots.count)
+        for (place, snapshot) in snapshots.enumerated() { places[snapshot.objectID] = place }
+        var pairs: [String: Int] = [:]
+        var sidesByEntity: [String: [Side]] = [:]
+        var tallies: [(first: Tally, second: Tally)] = []
+        // Pairs with a side some snapshot did not read (a to-many fault) cannot be checked.
+        var unknown: Set<Int> = []
+        forEachLink(snapshots, model: model, places: places, pairs: &pairs, sides: &sidesByEntity) {
+            side, owner, destination in
+            while tallies.count <= side.pair { tallies.append((Tally(), Tally())) }
+            if destination < 0 {
+                unknown.insert(side.pair)
+            } else if side.isOwnInverse {
+                tallies[side.pair].first.add(owner, destination)
+                tallies[side.pair].second.add(destination, owner)
+            } else if side.isFirst {
+                tallies[side.pair].first.add(owner, destination)
+            } else {
+                tallies[side.pair].second.add(destination, owner)
+            }
+        }
+        for pair in unknown { tallies[pair] = (Tally(), Tally()) }
+        guard tallies.contains(where: { $0.first != $0.second }) else { return }
+        // Some pair disagrees: gather its links to name one.
+        var links: [(first: Set<[Int]>, second: Set<[Int]>, names: (String, String))] = Array(
+            repeating: ([], [], ("", "")), count: tallies.count)
+        forEachLink(snapshots, model: model, places: places, pairs: &pairs, sides: &sidesByEntity) {
+            side, owner, destination in
+            guard destination >= 0, tallies[side.pair].first != tallies[side.pair].second else { return }
+            if side.isOwnInverse {
+                links[side.pair].first.insert([owner, destination])
+                links[side.pair].second.insert([destination, owner])
+                links[side.pair].names = (side.name, side.name)
+            } else if side.isFirst {
+                links[side.pair].first.insert([owner, destination])
+                links[side.pair].names = (side.name, side.inverseName)
+            } else {
+                links[side.pair].second.insert([destination, owner])
+                links[side.pair].names = (side.inverseName, side.name)
+            }
+        }
+        for pair in links where pair.first != pair.second {
+            let (first, second) = pair.names
+            let message: String
+            if let link = pair.first.subtracting(pair.second).min(by: { $0.lexicographicallyPrecedes($1) }) {
+                let (owner, destination) = (snapshots[link[0]].objectID, snapshots[link[1]].objectID)
+                message = "\(owner).\(first) names \(destination), but its \(second) does not name \(owner)"
+            } else if let link = pair.second.subtracting(pair.first).min(by: { $0.lexicographicallyPrecedes($1) }) {
+                let (owner, destination) = (snapshots[link[0]].objectID, snapshots[link[1]].objectID)
+                message = "\(destination).\(second) names \(owner), but its \(first) does not name \(destination)"
+            } else {
+                continue
+            }
+            throw StoreError(
+                .corrupt,
+                "a relationship and its inverse disagree: \(message); a \(target) store keeps one side of them, so a copy would change the other (docutil check lists every such link); not written"
+            )
+        }
+    }
+
+    /// Calls `body` with each link a relationship of a checked pair names between two of the snapshots: the side,
+    /// the owner's place and the destination's (-1 for a to-many the snapshot did not read: its links are not
+    /// known).
+    private static func forEachLink(
+        _ snapshots: [ObjectSnapshot], model: ManagedObjectModel, places: [ManagedObjectID: Int],
+        pairs: inout [String: Int], sides sidesByEntity: inout [String: [Side]], _ body: (Side, Int, Int) -> Void
+    ) {
+        // Snapshots come in runs of one entity: its sides and layout are looked up once a run.
+        var last: (entity: String, sides: [Side], layout: EntityLayout?)?
+        for (owner, snapshot) in snapshots.enumerated() {
+            let entity = snapshot.objectID.entityName
+            if last?.entity != entity {
+                let sides = sidesByEntity[entity] ?? Self.sides(of: entity, model: model, pairs: &pairs)
+                sidesByEntity[entity] = sides
+                last = (entity, sides, model.layout(of: entity))
+            }
+            guard let (_, sides, layout) = last, !sides.isEmpty else { continue }
+            // A snapshot held by the entity's slots is read by slot, nothing looked up by name.
+            let slotted = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
+            for side in sides {
+                if let slotted, side.slot >= 0 {
+                    switch side.slot < slotted.count ? slotted[side.slot] : .absent {
+                    case .toMany(let destinations):
+                        for destination in destinations {
+                            if let place = places[destination] { body(side, owner, place) }
+                        }
+                    case .toOne(let destination?):
+                        if let place = places[destination] { body(side, owner, place) }
+                    case .toManyFault: body(side, owner, -1)
+                    default: break
+                    }
+                } else if side.isToMany, snapshot.isToManyFault(side.name) {
+                    body(side, owner, -1)
+                } else if side.isToMany {
+                    for destination in snapshot[toMany: side.name] ?? [] {
+                        if let place = places[destination] { body(side, owner, place) }
+                    }
+                } else if let destination = snapshot[toOne: side.name] ?? nil, let place = places[destination] {
+                    body(side, owner, place)
+                }
+            }
+        }
+    }
+
+    /// The relationships of `entity` that belong to a pair with a to-many side, each pair numbered in `pairs`.
+    private static func sides(of entity: String, model: ManagedObjectModel, pairs: inout [String: Int]) -> [Side] {
+        var sides: [Side] = []
+        let layout = model.layout(of: entity)
+        for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
+            guard let inverse = model.inverse(of: relationship), relationship.isToMany || inverse.isToMany else {
+                continue
+            }
+            // Each side named by the entity it points back from and its name, the pair by both (in order).
+            let this = "\(inverse.destinationEntityName).\(relationship.name)"
+            let that = "\(relationship.destinationEntityName).\(inverse.name)"
+            let name = this < that ? "\(this)|\(that)" : "\(that)|\(this)"
+            let pair = pairs[name] ?? pairs.count
+            pairs[name] = pair
+            sides.append(
+                Side(
+                    name: relationship.name, isToMany: relationship.isToMany, inverseName: inverse.name, pair: pair,
+                    slot: layout?.relationshipSlot(named: relationship.name) ?? -1, isFirst: this < that,
+                    isOwnInverse: this == that))
+        }
+        return sides
+    }
+}
