@@ -244,4 +244,37 @@ struct CopyAndMigrationTests {
             #expect(try emptied.objectIDs(forKey: "items").isEmpty)
         }
     }
+
+    /// A pair whose sides do not both name each other (a to-many naming an inverse that names none: a model warning)
+    /// is not checked as a pair, so a copy into SQLite of such a document goes through.
+    @Test func aHalfDeclaredInverseIsNotCheckedAsAPair() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true)
+                ]),
+            EntityDescription(
+                name: "Item", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "owner", destination: "Owner")]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(
+            type: BinaryStore.typeName, url: folder.appendingPathComponent("half.binary"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        let item = try context.insertNewObject(forEntityName: "Item")
+        try owner.setObjects([item], forKey: "items")
+        try item.setObject(owner, forKey: "owner")
+        try context.save()
+        let copy = folder.appendingPathComponent("half.sqlite")
+        _ = try coordinator.writeCopy(of: store, to: copy, type: "SQLite")
+        let again = PersistentStoreCoordinator(model: model)
+        try again.addPersistentStore(type: "SQLite", url: copy)
+        let reader = ManagedObjectContext(coordinator: again)
+        let read = try #require(try reader.fetch(FetchRequest(entityName: "Item")).first)
+        #expect(try read.objectIDs(forKey: "owner").count == 1)
+    }
 }

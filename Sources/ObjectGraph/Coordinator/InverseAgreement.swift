@@ -41,7 +41,8 @@ enum InverseAgreement {
 
     /// Checks that every to-many relationship with an inverse (and that inverse) name the same links among
     /// `snapshots`; links to objects not among them (references the store keeps to deleted objects) are left out.
-    /// One-to-one pairs are not checked: a SQLite store keeps both of their sides.
+    /// One-to-one pairs are not checked (a SQLite store keeps both of their sides), nor pairs whose two sides do not
+    /// name each other as inverses.
     ///
     /// The links are tallied side by side in one pass (one lookup per link, nothing kept per link); only when the
     /// tallies of a pair differ are they gathered, to name one that is on one side only.
@@ -161,9 +162,11 @@ enum InverseAgreement {
         var sides: [Side] = []
         let layout = model.layout(of: entity)
         for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
-            guard let inverse = model.inverse(of: relationship), relationship.isToMany || inverse.isToMany else {
-                continue
-            }
+            // Only pairs that name each other: a relationship whose inverse names no inverse (or another) is a
+            // model warning, and the two would not be counted as one pair.
+            guard let inverse = model.inverse(of: relationship), inverse.inverseName == relationship.name,
+                model.inverse(of: inverse) != nil, relationship.isToMany || inverse.isToMany
+            else { continue }
             // Each side named by the entity it points back from and its name, the pair by both (in order).
             let this = "\(inverse.destinationEntityName).\(relationship.name)"
             let that = "\(relationship.destinationEntityName).\(inverse.name)"
