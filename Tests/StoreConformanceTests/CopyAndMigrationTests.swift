@@ -277,4 +277,42 @@ struct CopyAndMigrationTests {
         let read = try #require(try reader.fetch(FetchRequest(entityName: "Item")).first)
         #expect(try read.objectIDs(forKey: "owner").count == 1)
     }
+
+    /// A to-many relationship without an inverse that names one object from two owners (a binary or XML document
+    /// holds it; Core Data warns of such models) is refused by a copy into SQLite, which keeps it as one key on each
+    /// destination, and kept by a copy into XML.
+    @Test func aCopyIntoSQLiteRefusesADestinationSharedByAnInverselessToMany() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(
+            type: BinaryStore.typeName, url: folder.appendingPathComponent("shared.binary"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        for name in ["a", "b"] {
+            let owner = try context.insertNewObject(forEntityName: "Owner")
+            try owner.setValue(.string(name), forKey: "name")
+            try owner.setObjects([tag], forKey: "tags")
+        }
+        try context.save()
+        let sqlite = folder.appendingPathComponent("shared.sqlite")
+        let error = #expect(throws: StoreError.self) {
+            try coordinator.writeCopy(of: store, to: sqlite, type: "SQLite")
+        }
+        #expect(error?.description.contains("without an inverse") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+        let xml = folder.appendingPathComponent("shared.xml")
+        _ = try coordinator.writeCopy(of: store, to: xml, type: XMLStore.typeName)
+        let again = PersistentStoreCoordinator(model: model)
+        try again.addPersistentStore(type: XMLStore.typeName, url: xml)
+        let reader = ManagedObjectContext(coordinator: again)
+        let owners = try reader.fetch(FetchRequest(entityName: "Owner"))
+        #expect(try owners.map { try $0.objectIDs(forKey: "tags").count } == [1, 1])
+    }
 }

@@ -1,10 +1,12 @@
-/// Whether each to-many relationship and its inverse name the same links among a store's objects.
+/// Whether a store's to-many relationships can be written into a store that keeps one side of each pair.
 ///
-/// Core Data keeps them in step as objects change, and a store that holds both sides (XML, binary) keeps whatever it
-/// is given. A SQLite store holds one side only — a one-to-many as the to-one's foreign keys, a many-to-many as one
-/// join table read from both ends — so a document whose two sides disagree (a file edited by hand, or written by a
-/// broken program) would come out of a copy into SQLite with one side silently taken for both. The copy is refused
-/// instead, naming a link one side has and the other lacks (`docutil check` lists them all).
+/// Core Data keeps a relationship and its inverse in step as objects change, and a store that holds both sides (XML,
+/// binary) keeps whatever it is given. A SQLite store holds one side only — a one-to-many as the to-one's foreign
+/// keys, a many-to-many as one join table read from both ends, a to-many without an inverse as one key on each
+/// destination — so a document whose two sides disagree, or whose inverse-less to-many names one object from two
+/// owners (a file edited by hand, or written by a broken program), would come out of a copy into SQLite with links
+/// silently added or dropped. The copy is refused instead, naming one such link (`docutil check` lists inverse
+/// mismatches).
 enum InverseAgreement {
     /// One relationship as a side of a pair: its name, whether it is to-many, its pair and whether it is the pair's
     /// first side (links are counted as first side's owner → its destination).
@@ -18,6 +20,85 @@ enum InverseAgreement {
         let isFirst: Bool
         /// A relationship that is its own inverse: each link must be named from both ends.
         let isOwnInverse: Bool
+        /// A to-many without an inverse: each destination may be named by one owner only.
+        let isExclusive: Bool
+
+        func at(_ slot: Int) -> Side {
+            Side(
+                name: name, isToMany: isToMany, inverseName: inverseName, pair: pair, slot: slot, isFirst: isFirst,
+                isOwnInverse: isOwnInverse, isExclusive: isExclusive)
+        }
+    }
+
+    /// Every relationship of a checked pair (and every inverse-less to-many) by its declaring entity and name, each
+    /// pair numbered.
+    private struct Registry {
+        var sides: [String: Side] = [:]
+        var pairs: [String: Int] = [:]
+
+        init(_ model: ManagedObjectModel) {
+            for entity in model.entities {
+                for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                    let this = "\(entity.name).\(relationship.name)"
+                    guard let inverse = model.inverse(of: relationship) else {
+                        add(
+                            this,
+                            Side(
+                                name: relationship.name, isToMany: true, inverseName: "", pair: number(this), slot: -1,
+                                isFirst: true, isOwnInverse: false, isExclusive: true))
+                        continue
+                    }
+                    guard !inverse.isTransient else { continue }
+                    let that =
+                        "\(Self.declaring(inverse.name, from: relationship.destinationEntityName, model)).\(inverse.name)"
+                    let pair = number(this < that ? "\(this)|\(that)" : "\(that)|\(this)")
+                    add(
+                        this,
+                        Side(
+                            name: relationship.name, isToMany: true, inverseName: inverse.name, pair: pair, slot: -1,
+                            isFirst: this <= that, isOwnInverse: this == that, isExclusive: false))
+                    if this != that {
+                        add(
+                            that,
+                            Side(
+                                name: inverse.name, isToMany: inverse.isToMany, inverseName: relationship.name,
+                                pair: pair, slot: -1, isFirst: that < this, isOwnInverse: false, isExclusive: false))
+                    }
+                }
+            }
+        }
+
+        private mutating func number(_ name: String) -> Int {
+            if let known = pairs[name] { return known }
+            pairs[name] = pairs.count
+            return pairs.count - 1
+        }
+
+        private mutating func add(_ key: String, _ side: Side) {
+            if sides[key] == nil { sides[key] = side }
+        }
+
+        /// The entity among `entity` and its ancestors that declares relationship `name`.
+        static func declaring(_ name: String, from entity: String, _ model: ManagedObjectModel) -> String {
+            var current: String? = entity
+            while let name_ = current, let description = model.entity(named: name_) {
+                if description.relationships.contains(where: { $0.name == name }) { return name_ }
+                current = description.parentName
+            }
+            return entity
+        }
+
+        /// The checked relationships of `entity` (declared or inherited), with their slots in its layout.
+        func sides(of entity: String, model: ManagedObjectModel) -> [Side] {
+            let layout = model.layout(of: entity)
+            var found: [Side] = []
+            for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
+                let key = "\(Self.declaring(relationship.name, from: entity, model)).\(relationship.name)"
+                guard let side = sides[key] else { continue }
+                found.append(side.at(layout?.relationshipSlot(named: relationship.name) ?? -1))
+            }
+            return found
+        }
     }
 
     /// What one side of a pair names, summed so that the order of the links does not matter: how many, and two
@@ -55,16 +136,27 @@ enum InverseAgreement {
         var places: [ManagedObjectID: Int] = [:]
         places.reserveCapacity(snapshots.count)
         for (place, snapshot) in snapshots.enumerated() { places[snapshot.objectID] = place }
-        var pairs: [String: Int] = [:]
+        let registry = Registry(model)
+        guard !registry.sides.isEmpty else { return }
         var sidesByEntity: [String: [Side]] = [:]
         var tallies: [(first: Tally, second: Tally)] = []
         // Pairs with a side some snapshot did not read (a to-many fault) cannot be checked.
         var unknown: Set<Int> = []
-        forEachLink(snapshots, model: model, places: places, pairs: &pairs, sides: &sidesByEntity) {
-            side, owner, destination in
+        // For each inverse-less to-many, the owner of each destination named so far.
+        var owners: [Int: [Int: Int]] = [:]
+        try forEachLink(snapshots, model: model, places: places, registry: registry, sides: &sidesByEntity) {
+            (side, owner, destination) throws(StoreError) in
             while tallies.count <= side.pair { tallies.append((Tally(), Tally())) }
             if destination < 0 {
                 unknown.insert(side.pair)
+            } else if side.isExclusive {
+                if let other = owners[side.pair, default: [:]].updateValue(owner, forKey: destination), other != owner {
+                    let (first, second) = (snapshots[min(owner, other)].objectID, snapshots[max(owner, other)].objectID)
+                    throw StoreError(
+                        .corrupt,
+                        "\(snapshots[destination].objectID) is named by both \(first).\(side.name) and \(second).\(side.name), a to-many relationship without an inverse, which a \(target) store keeps as one key on each destination, so a copy would drop one; not written"
+                    )
+                }
             } else if side.isOwnInverse {
                 tallies[side.pair].first.add(owner, destination)
                 tallies[side.pair].second.add(destination, owner)
@@ -79,9 +171,11 @@ enum InverseAgreement {
         // Some pair disagrees: gather its links to name one.
         var links: [(first: Set<[Int]>, second: Set<[Int]>, names: (String, String))] = Array(
             repeating: ([], [], ("", "")), count: tallies.count)
-        forEachLink(snapshots, model: model, places: places, pairs: &pairs, sides: &sidesByEntity) {
+        try forEachLink(snapshots, model: model, places: places, registry: registry, sides: &sidesByEntity) {
             side, owner, destination in
-            guard destination >= 0, tallies[side.pair].first != tallies[side.pair].second else { return }
+            guard destination >= 0, !side.isExclusive, tallies[side.pair].first != tallies[side.pair].second else {
+                return
+            }
             if side.isOwnInverse {
                 links[side.pair].first.insert([owner, destination])
                 links[side.pair].second.insert([destination, owner])
@@ -117,15 +211,15 @@ enum InverseAgreement {
     /// the owner's place and the destination's (-1 for a to-many the snapshot did not read: its links are not
     /// known).
     private static func forEachLink(
-        _ snapshots: [ObjectSnapshot], model: ManagedObjectModel, places: [ManagedObjectID: Int],
-        pairs: inout [String: Int], sides sidesByEntity: inout [String: [Side]], _ body: (Side, Int, Int) -> Void
-    ) {
+        _ snapshots: [ObjectSnapshot], model: ManagedObjectModel, places: [ManagedObjectID: Int], registry: Registry,
+        sides sidesByEntity: inout [String: [Side]], _ body: (Side, Int, Int) throws(StoreError) -> Void
+    ) throws(StoreError) {
         // Snapshots come in runs of one entity: its sides and layout are looked up once a run.
         var last: (entity: String, sides: [Side], layout: EntityLayout?)?
         for (owner, snapshot) in snapshots.enumerated() {
             let entity = snapshot.objectID.entityName
             if last?.entity != entity {
-                let sides = sidesByEntity[entity] ?? Self.sides(of: entity, model: model, pairs: &pairs)
+                let sides = sidesByEntity[entity] ?? registry.sides(of: entity, model: model)
                 sidesByEntity[entity] = sides
                 last = (entity, sides, model.layout(of: entity))
             }
@@ -137,48 +231,23 @@ enum InverseAgreement {
                     switch side.slot < slotted.count ? slotted[side.slot] : .absent {
                     case .toMany(let destinations):
                         for destination in destinations {
-                            if let place = places[destination] { body(side, owner, place) }
+                            if let place = places[destination] { try body(side, owner, place) }
                         }
                     case .toOne(let destination?):
-                        if let place = places[destination] { body(side, owner, place) }
-                    case .toManyFault: body(side, owner, -1)
+                        if let place = places[destination] { try body(side, owner, place) }
+                    case .toManyFault: try body(side, owner, -1)
                     default: break
                     }
                 } else if side.isToMany, snapshot.isToManyFault(side.name) {
-                    body(side, owner, -1)
+                    try body(side, owner, -1)
                 } else if side.isToMany {
                     for destination in snapshot[toMany: side.name] ?? [] {
-                        if let place = places[destination] { body(side, owner, place) }
+                        if let place = places[destination] { try body(side, owner, place) }
                     }
                 } else if let destination = snapshot[toOne: side.name] ?? nil, let place = places[destination] {
-                    body(side, owner, place)
+                    try body(side, owner, place)
                 }
             }
         }
-    }
-
-    /// The relationships of `entity` that belong to a pair with a to-many side, each pair numbered in `pairs`.
-    private static func sides(of entity: String, model: ManagedObjectModel, pairs: inout [String: Int]) -> [Side] {
-        var sides: [Side] = []
-        let layout = model.layout(of: entity)
-        for relationship in model.allRelationships(of: entity) where !relationship.isTransient {
-            // Only pairs that name each other: a relationship whose inverse names no inverse (or another) is a
-            // model warning, and the two would not be counted as one pair.
-            guard let inverse = model.inverse(of: relationship), inverse.inverseName == relationship.name,
-                model.inverse(of: inverse) != nil, relationship.isToMany || inverse.isToMany
-            else { continue }
-            // Each side named by the entity it points back from and its name, the pair by both (in order).
-            let this = "\(inverse.destinationEntityName).\(relationship.name)"
-            let that = "\(relationship.destinationEntityName).\(inverse.name)"
-            let name = this < that ? "\(this)|\(that)" : "\(that)|\(this)"
-            let pair = pairs[name] ?? pairs.count
-            pairs[name] = pair
-            sides.append(
-                Side(
-                    name: relationship.name, isToMany: relationship.isToMany, inverseName: inverse.name, pair: pair,
-                    slot: layout?.relationshipSlot(named: relationship.name) ?? -1, isFirst: this < that,
-                    isOwnInverse: this == that))
-        }
-        return sides
     }
 }
