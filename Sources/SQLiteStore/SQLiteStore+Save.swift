@@ -81,6 +81,12 @@ extension SQLiteStore {
                 }
             }
             if conflicts.isEmpty {
+                // An inverse-less to-many is one key on each destination: every owner written lets go of its old
+                // destinations first, so that one moved between two owners in this save is free when taken.
+                for i in request.inserted.indices where request.inserted[i].hasToMany {
+                    try clearHiddenKeys(request.inserted[i], only: nil)
+                }
+                for update in request.updated { try clearHiddenKeys(update.snapshot, only: update.changedKeys) }
                 for i in request.inserted.indices where request.inserted[i].hasToMany {
                     try writeToMany(request.inserted[i], only: nil)
                 }
@@ -386,7 +392,7 @@ extension SQLiteStore {
         let pk = Int64(snapshot.objectID.primaryKey)
         try snapshot.forEachToMany { (name, ids) throws(SQLiteStoreError) in
             guard keys?.contains(name) != false, let sql = toManySQL(entityName, name) else { return }
-            if let clear = sql.clear { try database.run(clear, [.integer(pk)]) }
+            if let clear = sql.clear, sql.bindings != .takenDestination { try database.run(clear, [.integer(pk)]) }
             guard let add = sql.add, !ids.isEmpty else { return }
             let statement = try database.statement(add)
             for (i, id) in ids.enumerated() {
@@ -397,9 +403,39 @@ extension SQLiteStore {
                         statement, [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))], sql: add)
                 case .orderDestination:
                     try database.step(statement, [.integer(Int64(i + 1)), .integer(id.primaryKey)], sql: add)
+                case .takenDestination:
+                    try database.step(statement, [.integer(pk), .integer(id.primaryKey), .integer(pk)], sql: add)
+                    if database.changes == 0 { try checkTaken(id, by: snapshot.objectID, name, sql) }
                 }
             }
         }
+    }
+
+    /// Lets go of the destinations of `snapshot`'s inverse-less to-many relationships (those in `only`, when given).
+    private func clearHiddenKeys(_ snapshot: ObjectSnapshot, only keys: Set<String>?) throws(SQLiteStoreError) {
+        let entityName = snapshot.objectID.entityName
+        try snapshot.forEachToMany { (name, _) throws(SQLiteStoreError) in
+            guard keys?.contains(name) != false, let sql = toManySQL(entityName, name),
+                sql.bindings == .takenDestination,
+                let clear = sql.clear
+            else { return }
+            try database.run(clear, [.integer(snapshot.objectID.primaryKey)])
+        }
+    }
+
+    /// After a destination of an inverse-less to-many was not taken: an error when another owner holds it (one key
+    /// on the destination cannot name two owners: the other's link would be dropped); nothing when the destination
+    /// row is gone (its key has nowhere to be kept, as before).
+    private func checkTaken(_ destination: ManagedObjectID, by owner: ManagedObjectID, _ name: String, _ sql: ToManySQL)
+        throws(SQLiteStoreError)
+    {
+        guard let holder = sql.holder,
+            case .integer(let key)? = try database.query(holder, [.integer(destination.primaryKey)]).first?.first
+        else { return }
+        throw SQLiteStoreError(
+            .unsupported, path: database.path,
+            "\(owner).\(name) names \(destination), which the \(name) of another object (key \(key)) already names: a to-many relationship without an inverse is kept as one key on each destination, so one object cannot be in two owners' \(name); not saved"
+        )
     }
 
     /// The statements that write one to-many relationship of an entity (made once): one run once per owner before
@@ -431,9 +467,13 @@ extension SQLiteStore {
         case .inverseKey:
             sql = ToManySQL(clear: nil, add: nil, bindings: .ownerDestination)
         case .hiddenKey(let table, let column):
+            // Taken only when free (or already the owner's): a destination another owner holds is an error.
             sql = ToManySQL(
                 clear: "UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?",
-                add: "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ?", bindings: .ownerDestination)
+                add:
+                    "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ? AND (\(q(column)) IS NULL OR \(q(column)) = ?)",
+                bindings: .takenDestination,
+                holder: "SELECT \(q(column)) FROM \(q(table)) WHERE Z_PK = ? AND \(q(column)) IS NOT NULL")
         }
         toManySQLCache[key] = sql
         return sql
@@ -474,6 +514,8 @@ struct ToManySQL {
         case ownerDestination
         case ownerDestinationOrder
         case orderDestination
+        /// Owner, destination, owner: an inverse-less to-many's key, taken only when free.
+        case takenDestination
     }
 
     /// Run once per owner (bound to its key) before its destinations are written.
@@ -481,6 +523,8 @@ struct ToManySQL {
     /// Run once per destination.
     let add: String?
     let bindings: Bindings
+    /// For an inverse-less to-many: the owner a destination's key names, if any.
+    var holder: String? = nil
 }
 
 /// Where a column's value comes from in a snapshot.

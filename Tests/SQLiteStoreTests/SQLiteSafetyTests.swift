@@ -125,6 +125,52 @@ struct SQLiteSafetyTests {
                 == 1)
     }
 
+    /// A to-many relationship without an inverse is one key on each destination: a save that puts one object in two
+    /// owners' lists is refused (one owner's link was silently dropped) and leaves the file as it was; an object
+    /// moved from one owner to another in one save is moved.
+    @Test func anInverselessToManyCannotNameOneObjectFromTwoOwners() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("tags.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        let a = try context.insertNewObject(forEntityName: "Owner")
+        let b = try context.insertNewObject(forEntityName: "Owner")
+        try a.setValue(.string("a"), forKey: "name")
+        try b.setValue(.string("b"), forKey: "name")
+        try a.setObjects([tag], forKey: "tags")
+        try context.save()
+        func tagCounts() throws -> [String: Int] {
+            let again = PersistentStoreCoordinator(model: model)
+            try again.addPersistentStore(type: SQLiteStore.typeName, url: url)
+            let reader = ManagedObjectContext(coordinator: again)
+            var counts: [String: Int] = [:]
+            for owner in try reader.fetch(FetchRequest(entityName: "Owner")) {
+                counts["\(try owner.attributeValue(forKey: "name").literalText)"] = try owner.objectIDs(forKey: "tags")
+                    .count
+            }
+            return counts
+        }
+        #expect(try tagCounts() == ["a": 1, "b": 0])
+        // b takes the tag a still holds: refused, and nothing of the save is written.
+        try b.setObjects([tag], forKey: "tags")
+        try b.setValue(.string("b2"), forKey: "name")
+        let error = #expect(throws: (any Error).self) { try context.save() }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("without an inverse"), "\(String(describing: error))")
+        #expect(try tagCounts() == ["a": 1, "b": 0])
+        // a lets go of it in the same save: moved.
+        try a.setObjects([], forKey: "tags")
+        try context.save()
+        #expect(try tagCounts() == ["a": 0, "b2": 1])
+    }
+
     @Test func updatesWriteOnlyTheColumnsThatChanged() throws {
         let url = try Self.companyStore()
         let context = try Self.context(url)
