@@ -315,4 +315,35 @@ struct CopyAndMigrationTests {
         let owners = try reader.fetch(FetchRequest(entityName: "Owner"))
         #expect(try owners.map { try $0.objectIDs(forKey: "tags").count } == [1, 1])
     }
+
+    /// A to-many without an inverse naming an object that is gone (its destination deleted: nothing nullifies the
+    /// link) is kept by binary and XML documents; a copy into SQLite, which keeps the link on the destination's row,
+    /// is refused rather than dropping it.
+    @Test func aCopyIntoSQLiteRefusesADanglingLinkOfAnInverselessToMany() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(
+            type: BinaryStore.typeName, url: folder.appendingPathComponent("gone.binary"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        try owner.setObjects([tag], forKey: "tags")
+        try context.save()
+        context.delete(tag)
+        try context.save()
+        #expect(try owner.objectIDs(forKey: "tags").count == 1)
+        let sqlite = folder.appendingPathComponent("gone.sqlite")
+        let error = #expect(throws: StoreError.self) {
+            try coordinator.writeCopy(of: store, to: sqlite, type: "SQLite")
+        }
+        #expect(error?.description.contains("not in the store") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+    }
 }

@@ -207,6 +207,15 @@ enum InverseAgreement {
         }
     }
 
+    /// A to-many without an inverse naming an object not in the store: a SQLite store keeps the link as a key on the
+    /// destination's row, which is not there, so the copy would drop it.
+    private static func missing(_ destination: ManagedObjectID, _ owner: ManagedObjectID, _ side: Side) -> StoreError {
+        StoreError(
+            .corrupt,
+            "\(owner).\(side.name) names \(destination), which is not in the store: a to-many relationship without an inverse is kept as a key on each destination's row in a SQLite store, so the link would be dropped (docutil check reports it as a dangling reference); not written"
+        )
+    }
+
     /// Calls `body` with each link a relationship of a checked pair names between two of the snapshots: the side,
     /// the owner's place and the destination's (-1 for a to-many the snapshot did not read: its links are not
     /// known).
@@ -231,7 +240,11 @@ enum InverseAgreement {
                     switch side.slot < slotted.count ? slotted[side.slot] : .absent {
                     case .toMany(let destinations):
                         for destination in destinations {
-                            if let place = places[destination] { try body(side, owner, place) }
+                            if let place = places[destination] {
+                                try body(side, owner, place)
+                            } else if side.isExclusive {
+                                throw missing(destination, snapshots[owner].objectID, side)
+                            }
                         }
                     case .toOne(let destination?):
                         if let place = places[destination] { try body(side, owner, place) }
@@ -242,7 +255,11 @@ enum InverseAgreement {
                     try body(side, owner, -1)
                 } else if side.isToMany {
                     for destination in snapshot[toMany: side.name] ?? [] {
-                        if let place = places[destination] { try body(side, owner, place) }
+                        if let place = places[destination] {
+                            try body(side, owner, place)
+                        } else if side.isExclusive {
+                            throw missing(destination, snapshot.objectID, side)
+                        }
                     }
                 } else if let destination = snapshot[toOne: side.name] ?? nil, let place = places[destination] {
                     try body(side, owner, place)
