@@ -204,6 +204,24 @@ struct CopyAndMigrationTests {
         // Consistent as saved: it copies into SQLite.
         _ = try coordinator.writeCopy(of: store, to: folder.appendingPathComponent("whole.sqlite"), type: "SQLite")
 
+        // The item's object taken out by hand: the owner's items (one-to-many, kept on the items' rows in SQLite)
+        // names an object that is not there, which a SQLite copy could not keep.
+        do {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let start = try #require(text.range(of: "    <object type=\"ITEM\""))
+            let end = try #require(text.range(of: "    </object>\n", range: start.upperBound..<text.endIndex))
+            let edited = folder.appendingPathComponent("no-item.xml")
+            try text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: "").write(
+                to: edited, atomically: true, encoding: .utf8)
+            let reader = PersistentStoreCoordinator(model: model)
+            let source = try reader.addPersistentStore(type: XMLStore.typeName, url: edited)
+            let sqlite = folder.appendingPathComponent("no-item.sqlite")
+            let error = #expect(throws: StoreError.self) {
+                try reader.writeCopy(of: source, to: sqlite, type: "SQLite")
+            }
+            #expect(error?.description.contains("not in the store") == true, "\(String(describing: error))")
+        }
+
         for side in ["OWNER", "TAG"] {
             // One side of a pair emptied by hand: the to-many of the owner, then of the tag.
             let text = try String(contentsOf: url, encoding: .utf8)

@@ -22,11 +22,14 @@ enum InverseAgreement {
         let isOwnInverse: Bool
         /// A to-many without an inverse: each destination may be named by one owner only.
         let isExclusive: Bool
+        /// A to-many kept as a key on each destination's row (its inverse is a to-one, or it has none): a link to
+        /// an object that is not there has nowhere to be kept.
+        let isKeptOnDestinations: Bool
 
         func at(_ slot: Int) -> Side {
             Side(
                 name: name, isToMany: isToMany, inverseName: inverseName, pair: pair, slot: slot, isFirst: isFirst,
-                isOwnInverse: isOwnInverse, isExclusive: isExclusive)
+                isOwnInverse: isOwnInverse, isExclusive: isExclusive, isKeptOnDestinations: isKeptOnDestinations)
         }
     }
 
@@ -45,7 +48,7 @@ enum InverseAgreement {
                             this,
                             Side(
                                 name: relationship.name, isToMany: true, inverseName: "", pair: number(this), slot: -1,
-                                isFirst: true, isOwnInverse: false, isExclusive: true))
+                                isFirst: true, isOwnInverse: false, isExclusive: true, isKeptOnDestinations: true))
                         continue
                     }
                     guard !inverse.isTransient else { continue }
@@ -56,13 +59,15 @@ enum InverseAgreement {
                         this,
                         Side(
                             name: relationship.name, isToMany: true, inverseName: inverse.name, pair: pair, slot: -1,
-                            isFirst: this <= that, isOwnInverse: this == that, isExclusive: false))
+                            isFirst: this <= that, isOwnInverse: this == that, isExclusive: false,
+                            isKeptOnDestinations: !inverse.isToMany))
                     if this != that {
                         add(
                             that,
                             Side(
                                 name: inverse.name, isToMany: inverse.isToMany, inverseName: relationship.name,
-                                pair: pair, slot: -1, isFirst: that < this, isOwnInverse: false, isExclusive: false))
+                                pair: pair, slot: -1, isFirst: that < this, isOwnInverse: false, isExclusive: false,
+                                isKeptOnDestinations: false))
                     }
                 }
             }
@@ -207,12 +212,13 @@ enum InverseAgreement {
         }
     }
 
-    /// A to-many without an inverse naming an object not in the store: a SQLite store keeps the link as a key on the
-    /// destination's row, which is not there, so the copy would drop it.
+    /// A to-many kept on its destinations' rows (one-to-many, or without an inverse) naming an object not in the
+    /// store: a SQLite store keeps the link as a key on the destination's row, which is not there, so the copy would
+    /// drop it.
     private static func missing(_ destination: ManagedObjectID, _ owner: ManagedObjectID, _ side: Side) -> StoreError {
         StoreError(
             .corrupt,
-            "\(owner).\(side.name) names \(destination), which is not in the store: a to-many relationship without an inverse is kept as a key on each destination's row in a SQLite store, so the link would be dropped (docutil check reports it as a dangling reference); not written"
+            "\(owner).\(side.name) names \(destination), which is not in the store: a SQLite store keeps this to-many relationship as a key on each destination's row, so the link would be dropped (docutil check reports it as a dangling reference); not written"
         )
     }
 
@@ -242,7 +248,7 @@ enum InverseAgreement {
                         for destination in destinations {
                             if let place = places[destination] {
                                 try body(side, owner, place)
-                            } else if side.isExclusive {
+                            } else if side.isKeptOnDestinations {
                                 throw missing(destination, snapshots[owner].objectID, side)
                             }
                         }
@@ -257,7 +263,7 @@ enum InverseAgreement {
                     for destination in snapshot[toMany: side.name] ?? [] {
                         if let place = places[destination] {
                             try body(side, owner, place)
-                        } else if side.isExclusive {
+                        } else if side.isKeptOnDestinations {
                             throw missing(destination, snapshot.objectID, side)
                         }
                     }
