@@ -364,4 +364,37 @@ struct CopyAndMigrationTests {
         #expect(error?.description.contains("not in the store") == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: sqlite.path))
     }
+
+    /// An XML document whose to-many names one object twice (`idrefs="z105 z105"`, edited by hand) reads it as one
+    /// link — a to-many is a set — so every copy holds the same links as the document.
+    @Test func anIdGivenTwiceInAToManyIsOneLink() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent("twice.xml")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        let first = try context.insertNewObject(forEntityName: "Tag")
+        let second = try context.insertNewObject(forEntityName: "Tag")
+        try owner.setObjects([first, second], forKey: "tags")
+        try context.save()
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let range = try #require(text.range(of: #"idrefs="z[0-9]+ z[0-9]+""#, options: .regularExpression))
+        let ids = text[range].dropFirst(8).dropLast().split(separator: " ")
+        try text.replacingCharacters(in: range, with: "idrefs=\"\(ids[0]) \(ids[1]) \(ids[0])\"").write(
+            to: url, atomically: true, encoding: .utf8)
+        let reader = PersistentStoreCoordinator(model: model)
+        let store = try reader.addPersistentStore(type: XMLStore.typeName, url: url)
+        let readContext = ManagedObjectContext(coordinator: reader)
+        let read = try #require(try readContext.fetch(FetchRequest(entityName: "Owner")).first)
+        #expect(try read.objectIDs(forKey: "tags").count == 2)
+        _ = try reader.writeCopy(of: store, to: folder.appendingPathComponent("twice.sqlite"), type: "SQLite")
+    }
 }
