@@ -300,12 +300,7 @@ struct CopyAndMigrationTests {
     /// holds it; Core Data warns of such models) is refused by a copy into SQLite, which keeps it as one key on each
     /// destination, and kept by a copy into XML.
     @Test func aCopyIntoSQLiteRefusesADestinationSharedByAnInverselessToMany() throws {
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
-                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
-        ])
+        let model = try Self.ownerTagModel()
         _ = StoreUnderTest.all  // registers the store types
         let folder = try Fixtures.temporaryDirectory()
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -338,12 +333,7 @@ struct CopyAndMigrationTests {
     /// link) is kept by binary and XML documents; a copy into SQLite, which keeps the link on the destination's row,
     /// is refused rather than dropping it.
     @Test func aCopyIntoSQLiteRefusesADanglingLinkOfAnInverselessToMany() throws {
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
-                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
-        ])
+        let model = try Self.ownerTagModel()
         _ = StoreUnderTest.all  // registers the store types
         let folder = try Fixtures.temporaryDirectory()
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -368,12 +358,7 @@ struct CopyAndMigrationTests {
     /// An XML document whose to-many names one object twice (`idrefs="z105 z105"`, edited by hand) reads it as one
     /// link — a to-many is a set — so every copy holds the same links as the document.
     @Test func anIdGivenTwiceInAToManyIsOneLink() throws {
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
-                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
-        ])
+        let model = try Self.ownerTagModel()
         _ = StoreUnderTest.all  // registers the store types
         let folder = try Fixtures.temporaryDirectory()
         let url = folder.appendingPathComponent("twice.xml")
@@ -396,5 +381,15 @@ struct CopyAndMigrationTests {
         let read = try #require(try readContext.fetch(FetchRequest(entityName: "Owner")).first)
         #expect(try read.objectIDs(forKey: "tags").count == 2)
         _ = try reader.writeCopy(of: store, to: folder.appendingPathComponent("twice.sqlite"), type: "SQLite")
+    }
+
+    /// Owners with `tags`, a to-many without an inverse, and tags.
+    static func ownerTagModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
     }
 }
