@@ -216,10 +216,7 @@ struct CopyAndMigrationTests {
             let reader = PersistentStoreCoordinator(model: model)
             let source = try reader.addPersistentStore(type: XMLStore.typeName, url: edited)
             let sqlite = folder.appendingPathComponent("no-item.sqlite")
-            let error = #expect(throws: StoreError.self) {
-                try reader.writeCopy(of: source, to: sqlite, type: "SQLite")
-            }
-            #expect(error?.description.contains("not in the store") == true, "\(String(describing: error))")
+            try Self.expectRefusedSQLiteCopy(of: source, in: reader, to: sqlite, saying: "not in the store")
         }
 
         for side in ["OWNER", "TAG"] {
@@ -242,11 +239,7 @@ struct CopyAndMigrationTests {
             let reader = PersistentStoreCoordinator(model: model)
             let source = try reader.addPersistentStore(type: XMLStore.typeName, url: edited)
             let sqlite = folder.appendingPathComponent("copy-\(side).sqlite")
-            let error = #expect(throws: StoreError.self) {
-                try reader.writeCopy(of: source, to: sqlite, type: "SQLite")
-            }
-            #expect(error?.description.contains("disagree") == true, "\(String(describing: error))")
-            #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+            try Self.expectRefusedSQLiteCopy(of: source, in: reader, to: sqlite, saying: "disagree")
             // A binary copy keeps both sides as they are.
             let binary = folder.appendingPathComponent("copy-\(side).binary")
             _ = try reader.writeCopy(of: source, to: binary, type: BinaryStore.typeName)
@@ -315,11 +308,7 @@ struct CopyAndMigrationTests {
         }
         try context.save()
         let sqlite = folder.appendingPathComponent("shared.sqlite")
-        let error = #expect(throws: StoreError.self) {
-            try coordinator.writeCopy(of: store, to: sqlite, type: "SQLite")
-        }
-        #expect(error?.description.contains("without an inverse") == true, "\(String(describing: error))")
-        #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+        try Self.expectRefusedSQLiteCopy(of: store, in: coordinator, to: sqlite, saying: "without an inverse")
         let xml = folder.appendingPathComponent("shared.xml")
         _ = try coordinator.writeCopy(of: store, to: xml, type: XMLStore.typeName)
         let again = PersistentStoreCoordinator(model: model)
@@ -348,11 +337,7 @@ struct CopyAndMigrationTests {
         try context.save()
         #expect(try owner.objectIDs(forKey: "tags").count == 1)
         let sqlite = folder.appendingPathComponent("gone.sqlite")
-        let error = #expect(throws: StoreError.self) {
-            try coordinator.writeCopy(of: store, to: sqlite, type: "SQLite")
-        }
-        #expect(error?.description.contains("not in the store") == true, "\(String(describing: error))")
-        #expect(!FileManager.default.fileExists(atPath: sqlite.path))
+        try Self.expectRefusedSQLiteCopy(of: store, in: coordinator, to: sqlite, saying: "not in the store")
     }
 
     /// An XML document whose to-many names one object twice (`idrefs="z105 z105"`, edited by hand) reads it as one
@@ -391,5 +376,18 @@ struct CopyAndMigrationTests {
                 relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
             EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
         ])
+    }
+
+    /// A copy of `store` into SQLite at `url` is refused with an error saying `text`, and leaves no file.
+    static func expectRefusedSQLiteCopy(
+        of store: any PersistentStore, in coordinator: PersistentStoreCoordinator, to url: URL, saying text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let error = #expect(throws: StoreError.self, sourceLocation: sourceLocation) {
+            try coordinator.writeCopy(of: store, to: url, type: "SQLite")
+        }
+        #expect(
+            error?.description.contains(text) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: url.path), sourceLocation: sourceLocation)
     }
 }
