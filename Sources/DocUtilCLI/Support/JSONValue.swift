@@ -215,12 +215,10 @@ struct JSONBytes {
 }
 
 extension JSONValue {
-    /// The `docutil info` text form of an object: one line per member, nested objects summarised.
     /// Text from a file as a line of `info` shows it: as it is, or quoted with its control characters escaped when
     /// it holds any (C0, DEL or C1: a terminal would act on them).
     static func shown(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }
-        return plain ? text : quoted(text)
+        text.unicodeScalars.contains(where: Diagnostics.isControl) ? quoted(text) : text
     }
 
     /// `text` quoted as a JSON string, with DEL and C1 control characters escaped too (JSON leaves them as they are;
@@ -229,10 +227,11 @@ extension JSONValue {
         var out = JSONBytes()
         JSONValue.string(text).write(to: &out, indent: nil)
         let quoted = out.string
-        guard quoted.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return quoted }
+        // JSON has escaped C0 already: what is left are DEL and C1.
+        guard quoted.unicodeScalars.contains(where: Diagnostics.isControl) else { return quoted }
         var escaped = String.UnicodeScalarView()
         for scalar in quoted.unicodeScalars {
-            if (0x7F...0x9F).contains(scalar.value) {
+            if Diagnostics.isControl(scalar) {
                 escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
             } else {
                 escaped.append(scalar)
@@ -241,6 +240,7 @@ extension JSONValue {
         return String(escaped)
     }
 
+    /// The `docutil info` text form of an object: one line per member, nested objects summarised.
     func infoText() -> String {
         guard case .object(let members) = self else { return serialized(compact: true) + "\n" }
         var out = ""

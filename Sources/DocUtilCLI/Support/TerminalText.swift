@@ -1,3 +1,5 @@
+import ObjectGraph
+
 /// Text output meant for a terminal: names and values from files may hold control characters that a terminal would
 /// act on (an escape sequence can move the cursor, clear the screen or retitle the window).
 enum TerminalText {
@@ -5,7 +7,7 @@ enum TerminalText {
     /// text), DEL and C1. Text without any is returned as it is.
     static func safe(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool {
-            (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+            scalar != "\n" && scalar != "\t" && Diagnostics.isControl(scalar)
         }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var escaped = String.UnicodeScalarView()

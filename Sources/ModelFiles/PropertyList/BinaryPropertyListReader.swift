@@ -157,10 +157,10 @@ struct BinaryPropertyListReader {
             try checked(next, count, "ASCII string")
             let ascii = bytes[next..<next + count]
             // Never read with replacement characters: writers put other text in UTF-16 strings.
-            guard ascii.allSatisfy({ $0 < 0x80 }), let string = String(validating: ascii, as: UTF8.self) else {
+            guard ascii.allSatisfy({ $0 < 0x80 }) else {
                 throw fail(start, "an ASCII string holds a byte that is not ASCII")
             }
-            return .string(string)
+            return .string(String(decoding: ascii, as: UTF8.self))
         case 0x6:
             let (count, next) = try length(marker: marker, at: start)
             let (byteCount, overflow) = count.multipliedReportingOverflow(by: 2)

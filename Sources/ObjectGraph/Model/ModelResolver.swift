@@ -30,7 +30,7 @@ struct ModelResolver {
     /// Whether a name holds a C0, DEL or C1 control character: no modelling tool makes one, and a name is shown in
     /// messages and listings, where a terminal would act on it.
     static func holdsControlCharacters(_ name: String) -> Bool {
-        name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        name.unicodeScalars.contains(where: Diagnostics.isControl)
     }
 
     private mutating func indexEntities() {

@@ -16,10 +16,7 @@ public enum Diagnostics {
             let half = max(1, limit / 2)
             shown = "\(text.prefix(half))…[\(text.count - 2 * half) characters]…\(text.suffix(half))"
         }
-        // C0 (but tab), DEL and C1: a terminal would act on them.
-        func isControl(_ scalar: Unicode.Scalar) -> Bool {
-            (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-        }
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar != "\t" && Self.isControl(scalar) }
         guard shown.unicodeScalars.contains(where: isControl) else { return shown }
         var escaped = ""
         for scalar in shown.unicodeScalars {
@@ -32,5 +29,11 @@ public enum Diagnostics {
             }
         }
         return escaped
+    }
+
+    /// Whether `scalar` is a control character a terminal would act on: C0, DEL or C1. What a message or text
+    /// output shows of a file's text escapes them (keeping what lays the text out: tabs, and newlines in output).
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }

@@ -3,7 +3,7 @@
 package enum UTF8Text {
     /// The string `bytes` hold, or nil when they are not UTF-8.
     ///
-    /// Text that is all ASCII (the common case) is found so eight bytes at a time and decoded without a second
+    /// Text that is all ASCII (the common case) is found eight bytes at a time and decoded without a second
     /// check; other text is validated by the standard library.
     package static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let raw = UnsafeRawBufferPointer(bytes)
