@@ -198,7 +198,7 @@ struct SQLTranslator {
             schema.model.entityAndDescendants(of: schema.model.rootEntity(of: destination)).count > kinds.count
             ? " AND \(alias).Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))" : ""
         switch storage {
-        case .inverseKey(_, let column, _)?, .hiddenKey(_, let column)?:
+        case .inverseKey(_, let column, _)?, .hiddenKey(_, let column, _)?:
             return ("\(table) \(alias)", "\(alias).\(q(column)) = \(ownerAlias).Z_PK\(kindFilter)")
         case .joinTable(let join, let source, let destinationColumn, _)?:
             let j = alias + "j"

@@ -47,8 +47,9 @@ final class SQLiteSchema {
         case inverseKey(table: String, column: String, orderColumn: String?)
         /// A join table (many-to-many): the column holding this side's key, the column holding the destination's.
         case joinTable(table: String, sourceColumn: String, destinationColumn: String, orderColumn: String?)
-        /// A to-many with no inverse: a hidden foreign key on the destination table.
-        case hiddenKey(table: String, column: String)
+        /// A to-many with no inverse: a hidden foreign key on the destination table, with its order column when
+        /// ordered (`Z_FOK_` and the key's name without its `Z`, as for a one-to-many's foreign key).
+        case hiddenKey(table: String, column: String, orderColumn: String?)
     }
 
     struct Table {
@@ -67,6 +68,9 @@ final class SQLiteSchema {
     private(set) var tables: [String: Table] = [:]
     private(set) var joinTables: [Table] = []
     private(set) var entityIndexes: [String] = []
+    /// Ordered to-many relationships without an inverse (`Entity.name`) whose store has no order column: their
+    /// destinations are kept in key order (see ``reconcile(with:)``).
+    private(set) var orderedByKey: Set<String> = []
 
     /// - Throws: ``SQLiteStoreError`` `malformed` when an entity or property name is not an identifier (names are
     ///   quoted in SQL anyway; a name that is not an identifier means a damaged or hostile model).
@@ -238,15 +242,33 @@ final class SQLiteSchema {
                     }
                 }
             }
+            // A to-many relationship without an inverse into this hierarchy keeps its owner's key (and order) on the
+            // destination's rows, among the foreign keys and indexed like them (as a SwiftData store of CartKit has it).
+            var hiddenKeys: [String] = []
+            for entity in model.entities {
+                for relationship in entity.relationships
+                where relationship.isToMany && !relationship.isTransient && model.inverse(of: relationship) == nil {
+                    guard let index = hierarchy.firstIndex(of: relationship.destinationEntityName) else { continue }
+                    let column = "Z\(number(entity.name))\(relationship.name.uppercased())"
+                    guard used.insert(column).inserted else { continue }
+                    hiddenKeys.append(column)
+                    ranked.append((0, index, 1, column, [(column, "INTEGER")]))
+                    if relationship.isOrdered {
+                        let order = "Z_FOK_" + column.dropFirst()
+                        used.insert(order)
+                        ranked.append((0, index, 2, order, [(order, "INTEGER")]))
+                    }
+                }
+            }
             ranked.sort { ($0.rank, $0.entity, $0.kind, $0.sort) < ($1.rank, $1.entity, $1.kind, $1.sort) }
             var table = Table(
                 name: tableName,
                 columns: [("Z_PK", "INTEGER PRIMARY KEY"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")],
                 indexes: [])
             for group in ranked { for (name, type) in group.columns { table.columns.append((name, type)) } }
-            for (_, toOne) in toOneByKey.sorted(by: { $0.value.column < $1.value.column }) {
+            for column in (toOneByKey.values.map(\.column) + hiddenKeys).sorted() {
                 table.indexes.append(
-                    "CREATE INDEX \(Self.q("\(tableName)_\(toOne.column)_INDEX")) ON \(Self.q(tableName)) (\(Self.q(toOne.column)));"
+                    "CREATE INDEX \(Self.q("\(tableName)_\(column)_INDEX")) ON \(Self.q(tableName)) (\(Self.q(column)));"
                 )
             }
             if hierarchy.count > 1 {
@@ -365,11 +387,10 @@ final class SQLiteSchema {
                 } else {
                     let declaring = declaringEntity(of: relationship.name, from: entity.name)
                     let column = "Z\(number(declaring))\(relationship.name.uppercased())"
-                    storage[relationship.name] = .hiddenKey(table: rawTable(of: destination), column: column)
-                    let destinationTable = rawTable(of: destination)
-                    if tables[destinationTable]?.columns.contains(where: { $0.name == column }) == false {
-                        tables[destinationTable]?.columns.append((column, "INTEGER"))
-                    }
+                    let order = relationship.isOrdered ? "Z_FOK_" + column.dropFirst() : nil
+                    storage[relationship.name] = .hiddenKey(
+                        table: rawTable(of: destination), column: column, orderColumn: order)
+
                 }
             }
             toManyStorage[entity.name] = storage
@@ -515,6 +536,13 @@ final class SQLiteSchema {
         ).compactMap { row -> String? in if case .text(let n) = row[0] { return n } else { return nil } }
         for (entity, storages) in toManyStorage {
             for (name, storage) in storages {
+                // An ordered to-many without an inverse in a store made without its order column (by an earlier
+                // docutil): its destinations are read in key order, and a save of another order is refused.
+                if case .hiddenKey(let table, let column, let order?) = storage, !(try columns(table)).contains(order) {
+                    toManyStorage[entity]?[name] = .hiddenKey(table: table, column: column, orderColumn: nil)
+                    orderedByKey.insert(entity + "." + name)
+                    continue
+                }
                 guard case .joinTable(let table, let source, let destination, let order) = storage else { continue }
                 let existing = try columns(table)
                 if existing.contains(source) && existing.contains(destination) { continue }

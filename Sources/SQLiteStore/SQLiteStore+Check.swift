@@ -167,7 +167,7 @@ extension SQLiteStore: CheckableStore {
                 try reportDangling(
                     "SELECT j.\(s), (SELECT o.Z_ENT FROM \(SQLiteSchema.q(table)) o WHERE o.Z_PK = j.\(s)), j.\(d) FROM \(SQLiteSchema.q(join)) j WHERE NOT \(exists("j.\(d)")) ORDER BY j.\(s), j.\(d)",
                     place: "join table \(join)")
-            case .hiddenKey(let hiddenTable, let column):
+            case .hiddenKey(let hiddenTable, let column, _):
                 // The destination rows carry the owner's key: an owner that does not exist leaves them dangling.
                 let c = SQLiteSchema.q(column)
                 let ownerExists =

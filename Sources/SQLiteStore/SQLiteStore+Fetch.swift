@@ -471,11 +471,9 @@ extension SQLiteStore {
         let q = SQLiteSchema.q
         let sql: String
         switch storage {
-        case .inverseKey(_, let column, let order):
+        case .inverseKey(_, let column, let order), .hiddenKey(_, let column, let order):
             sql =
                 "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(q(column)) = ? ORDER BY \(order.map { "\(q($0)), " } ?? "")Z_PK"
-        case .hiddenKey(_, let column):
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationTable) WHERE \(q(column)) = ? ORDER BY Z_PK"
         case .joinTable(let table, let source, let target, let order):
             sql =
                 "SELECT d.Z_PK, d.Z_ENT FROM \(q(table)) j JOIN \(destinationTable) d ON d.Z_PK = j.\(q(target)) WHERE j.\(q(source)) = ? ORDER BY \(order.map { "j.\(q($0)), " } ?? "")d.Z_PK"
@@ -532,6 +530,7 @@ extension SQLiteStore {
             var numbers: EntityNumbers? = nil
             var mappable = true
             if case .inverseKey(_, _, let order) = storage { mappable = order == nil }
+            if case .hiddenKey(_, _, let order) = storage { mappable = order == nil }
             if mappable {
                 do {
                     numbers = try entityNumbers(of: destinationTable, adding: 0)
@@ -562,7 +561,7 @@ extension SQLiteStore {
                     // each destination's entity comes from the map.
                     let unorderedKey: String? =
                         switch storage {
-                        case .inverseKey(_, let column, nil), .hiddenKey(_, let column): column
+                        case .inverseKey(_, let column, nil), .hiddenKey(_, let column, nil): column
                         default: nil
                         }
                     if let numbers, let column = unorderedKey {
@@ -574,12 +573,9 @@ extension SQLiteStore {
                     }
                     let sql: String
                     switch storage {
-                    case .inverseKey(_, let column, let order):
+                    case .inverseKey(_, let column, let order), .hiddenKey(_, let column, let order):
                         sql =
                             "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), \(order.map { "\(q($0)), " } ?? "")Z_PK"
-                    case .hiddenKey(_, let column):
-                        sql =
-                            "SELECT Z_PK, Z_ENT, \(q(column)) FROM \(destinationTable) WHERE \(q(column)) \(condition) ORDER BY \(q(column)), Z_PK"
                     case .joinTable(let table, let source, let target, let order):
                         if let numbers {
                             // The join table alone; each destination's entity comes from the map.

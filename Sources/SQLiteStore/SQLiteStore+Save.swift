@@ -392,8 +392,16 @@ extension SQLiteStore {
         let pk = Int64(snapshot.objectID.primaryKey)
         try snapshot.forEachToMany { (name, ids) throws(SQLiteStoreError) in
             guard keys?.contains(name) != false, let sql = toManySQL(entityName, name) else { return }
-            if let clear = sql.clear, sql.bindings != .takenDestination { try database.run(clear, [.integer(pk)]) }
+            if let clear = sql.clear, !sql.bindings.takes { try database.run(clear, [.integer(pk)]) }
             guard let add = sql.add, !ids.isEmpty else { return }
+            if sql.orderedByKey,
+                let i = ids.indices.dropFirst().first(where: { ids[$0 - 1].primaryKey > ids[$0].primaryKey })
+            {
+                throw SQLiteStoreError(
+                    .unsupported, path: database.path,
+                    "\(snapshot.objectID).\(name) puts \(ids[i]) after \(ids[i - 1]), but this store has no column to keep the order of \(entityName).\(name) in (its destinations are read in key order); not saved"
+                )
+            }
             let statement = try database.statement(add)
             for (i, id) in ids.enumerated() {
                 switch sql.bindings {
@@ -403,8 +411,12 @@ extension SQLiteStore {
                         statement, [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))], sql: add)
                 case .orderDestination:
                     try database.step(statement, [.integer(Int64(i + 1)), .integer(id.primaryKey)], sql: add)
-                case .takenDestination:
-                    try database.step(statement, [.integer(pk), .integer(id.primaryKey), .integer(pk)], sql: add)
+                case .takenDestination(let ordered):
+                    let values: [SQLiteValue] =
+                        ordered
+                        ? [.integer(pk), .integer(Int64(i + 1)), .integer(id.primaryKey), .integer(pk)]
+                        : [.integer(pk), .integer(id.primaryKey), .integer(pk)]
+                    try database.step(statement, values, sql: add)
                     if database.changes == 0 { try checkTaken(id, by: snapshot.objectID, name, sql) }
                 }
             }
@@ -416,7 +428,7 @@ extension SQLiteStore {
         let entityName = snapshot.objectID.entityName
         try snapshot.forEachToMany { (name, _) throws(SQLiteStoreError) in
             guard keys?.contains(name) != false, let sql = toManySQL(entityName, name),
-                sql.bindings == .takenDestination,
+                sql.bindings.takes,
                 let clear = sql.clear
             else { return }
             try database.run(clear, [.integer(snapshot.objectID.primaryKey)])
@@ -466,14 +478,17 @@ extension SQLiteStore {
                 clear: nil, add: "UPDATE \(q(table)) SET \(q(order)) = ? WHERE Z_PK = ?", bindings: .orderDestination)
         case .inverseKey:
             sql = ToManySQL(clear: nil, add: nil, bindings: .ownerDestination)
-        case .hiddenKey(let table, let column):
+        case .hiddenKey(let table, let column, let order):
             // Taken only when free (or already the owner's): a destination another owner holds is an error.
+            let orderSet = order.map { ", \(q($0)) = ?" } ?? ""
             sql = ToManySQL(
-                clear: "UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?",
+                clear:
+                    "UPDATE \(q(table)) SET \(q(column)) = NULL\(order.map { ", \(q($0)) = NULL" } ?? "") WHERE \(q(column)) = ?",
                 add:
-                    "UPDATE \(q(table)) SET \(q(column)) = ? WHERE Z_PK = ? AND (\(q(column)) IS NULL OR \(q(column)) = ?)",
-                bindings: .takenDestination,
-                holder: "SELECT \(q(column)) FROM \(q(table)) WHERE Z_PK = ? AND \(q(column)) IS NOT NULL")
+                    "UPDATE \(q(table)) SET \(q(column)) = ?\(orderSet) WHERE Z_PK = ? AND (\(q(column)) IS NULL OR \(q(column)) = ?)",
+                bindings: .takenDestination(ordered: order != nil),
+                holder: "SELECT \(q(column)) FROM \(q(table)) WHERE Z_PK = ? AND \(q(column)) IS NOT NULL",
+                orderedByKey: schema.orderedByKey.contains(entityName + "." + name))
         }
         toManySQLCache[key] = sql
         return sql
@@ -496,9 +511,10 @@ extension SQLiteStore {
             switch storage {
             case .joinTable(let table, let source, _, _):
                 try database.run("DELETE FROM \(q(table)) WHERE \(q(source)) = ?", [.integer(id.primaryKey)])
-            case .hiddenKey(let table, let column):
+            case .hiddenKey(let table, let column, let order):
                 try database.run(
-                    "UPDATE \(q(table)) SET \(q(column)) = NULL WHERE \(q(column)) = ?", [.integer(id.primaryKey)])
+                    "UPDATE \(q(table)) SET \(q(column)) = NULL\(order.map { ", \(q($0)) = NULL" } ?? "") WHERE \(q(column)) = ?",
+                    [.integer(id.primaryKey)])
             case .inverseKey:
                 break
             }
@@ -514,8 +530,14 @@ struct ToManySQL {
         case ownerDestination
         case ownerDestinationOrder
         case orderDestination
-        /// Owner, destination, owner: an inverse-less to-many's key, taken only when free.
-        case takenDestination
+        /// Owner, (order,) destination, owner: an inverse-less to-many's key (and order), taken only when free.
+        case takenDestination(ordered: Bool)
+
+        /// Whether the statement takes a destination for an inverse-less to-many.
+        var takes: Bool {
+            if case .takenDestination = self { return true }
+            return false
+        }
     }
 
     /// Run once per owner (bound to its key) before its destinations are written.
@@ -525,6 +547,8 @@ struct ToManySQL {
     let bindings: Bindings
     /// For an inverse-less to-many: the owner a destination's key names, if any.
     var holder: String? = nil
+    /// An ordered to-many whose store keeps no order for it: its destinations can only be saved in key order.
+    var orderedByKey = false
 }
 
 /// Where a column's value comes from in a snapshot.

@@ -88,7 +88,7 @@ struct XMLStoreWriter {
         var last = Int64.min
         while let batch = try stream.next() {
             for snapshot in batch {
-                let key = stream.key(snapshot.objectID)
+                let key = try stream.key(snapshot.objectID)
                 guard key > last else {
                     throw StoreError(
                         .unsupported, "\(snapshot.objectID) came after key \(last): a stream must be in id order")
@@ -144,7 +144,7 @@ struct XMLStoreWriter {
     /// One `<object>`, each object named by `key`; the text goes to the file a megabyte at a time, so a large store is
     /// never held whole as text.
     private mutating func writeObject(
-        _ snapshot: ObjectSnapshot, key: (ManagedObjectID) -> Int64, to sink: AtomicFileWriter.Sink
+        _ snapshot: ObjectSnapshot, key: (ManagedObjectID) throws(StoreError) -> Int64, to sink: AtomicFileWriter.Sink
     ) throws(StoreError) {
         let entityName = snapshot.objectID.entityName
         let plan: EntityPlan
@@ -158,7 +158,7 @@ struct XMLStoreWriter {
             plans[entityName] = plan
         }
         append("    <object type=\"")
-        let ownKey = key(snapshot.objectID)
+        let ownKey = try key(snapshot.objectID)
         guard ownKey > 0 else {
             throw StoreError(.corrupt, "\(snapshot.objectID) has no key a file can hold; not written")
         }
@@ -214,7 +214,7 @@ struct XMLStoreWriter {
             if !ids.isEmpty {
                 append(" idrefs=\"")
                 for (i, id) in ids.enumerated() {
-                    let written = key(id)
+                    let written = try key(id)
                     // An id the file could not hold would make a document that does not open again.
                     guard written > 0 else {
                         throw StoreError(

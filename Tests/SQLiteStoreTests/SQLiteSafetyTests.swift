@@ -171,6 +171,70 @@ struct SQLiteSafetyTests {
         #expect(try tagCounts() == ["a": 0, "b2": 1])
     }
 
+    /// A model whose owners keep an ordered list of tags, without an inverse.
+    static func orderedTagModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true, ordered: true)]
+            ),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+    }
+
+    /// The names of the owner's tags, in order, read from the file.
+    static func tagNames(_ url: URL, model: ManagedObjectModel) throws -> [String] {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try #require(try context.fetch(FetchRequest(entityName: "Owner")).first)
+        return try owner.objects(forKey: "tags").map { try $0.attributeValue(forKey: "name").literalText }
+    }
+
+    @Test func anOrderedToManyWithoutAnInverseKeepsItsOrder() throws {
+        let model = try Self.orderedTagModel()
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("ordered.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var tags: [ManagedObject] = []
+        for name in ["a", "b", "c"] {
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            try tag.setValue(.string(name), forKey: "name")
+            tags.append(tag)
+        }
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        // Not the order of the tags' keys, on insert and on a later change.
+        try owner.setObjects([tags[2], tags[0], tags[1]], forKey: "tags")
+        try context.save()
+        #expect(try Self.tagNames(url, model: model) == ["c", "a", "b"])
+        try owner.setObjects([tags[1], tags[2]], forKey: "tags")
+        try context.save()
+        #expect(try Self.tagNames(url, model: model) == ["b", "c"])
+
+        // A store made without the order column (by an earlier docutil) reads in key order and refuses to save
+        // another order, leaving the file as it was; key order still saves.
+        try execute(url, "UPDATE ZTAG SET Z_FOK_1TAGS = NULL; ALTER TABLE ZTAG DROP COLUMN Z_FOK_1TAGS")
+        #expect(try Self.tagNames(url, model: model) == ["b", "c"])
+        let old = PersistentStoreCoordinator(model: model)
+        try old.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let oldContext = ManagedObjectContext(coordinator: old)
+        let oldOwner = try #require(try oldContext.fetch(FetchRequest(entityName: "Owner")).first)
+        let oldTags = try oldContext.fetch(
+            FetchRequest(entityName: "Tag", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        let before = fileBytes(url)
+        try oldOwner.setObjects([oldTags[2], oldTags[0]], forKey: "tags")
+        let error = #expect(throws: (any Error).self) { try oldContext.save() }
+        #expect(
+            "\(error.map { "\($0)" } ?? "")".contains("no column to keep the order"), "\(String(describing: error))")
+        #expect(fileBytes(url) == before)
+        oldContext.rollback()
+        try oldOwner.setObjects([oldTags[0], oldTags[2]], forKey: "tags")
+        try oldContext.save()
+        #expect(try Self.tagNames(url, model: model) == ["a", "c"])
+    }
+
     @Test func updatesWriteOnlyTheColumnsThatChanged() throws {
         let url = try Self.companyStore()
         let context = try Self.context(url)

@@ -114,7 +114,8 @@ struct SQLiteSchemaTests {
     }
 
     /// Stores of Apple's newer layout — CoreDataPlus (inheritance in one table, derived-attribute triggers,
-    /// persistent history) and DuckDuckGo's Bookmarks (ordered to-many relationships and their `Z_FOK_` columns) —
+    /// persistent history), DuckDuckGo's Bookmarks (ordered to-many relationships and their `Z_FOK_` columns) and
+    /// CartKit's SwiftData store (to-many relationships without an inverse: a key on the destination's rows) —
     /// against a store we create with the model from each one's own model cache (with history tracking where
     /// Apple's has it): the same tables, columns in the same order, indexes and triggers.
     @Test(
@@ -128,6 +129,7 @@ struct SQLiteSchemaTests {
             "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V3.sqlite",
             "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V4.sqlite",
             "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V5.sqlite",
+            "Karim-ezzedine__CartKit__Tests__CartKitStorageSwiftDataTests__LegacySwiftData__CartKitSwiftData_v1.sqlite",
         ])
     func newerStoresSchemaMatchesApples(store: String) throws {
         SQLiteStore.register()

@@ -158,4 +158,47 @@ struct DanglingKeyTests {
         // Still naming no object of the copy.
         #expect(throws: (any Error).self) { try first.object(forKey: "seeAlso")?.attributeValue(forKey: "name") }
     }
+
+    @Test(arguments: DestinationTests.fileStores, [false, true])
+    func referencesToDeletedObjectsStayApartInACopy(store: StoreUnderTest, streamed: Bool) throws {
+        // 250 items, the first 110 each seeing one of the last 110, which are deleted. Copied into XML, the 141
+        // objects left are renumbered over some of the deleted keys (SQLite, binary) or keep theirs (XML): references
+        // whose keys an object now has move, and must not land on the key another reference kept.
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("gone.\(store.fileExtension ?? "")")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        let added = try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        _ = try context.insertNewObject(forEntityName: "Owner")
+        var items: [ManagedObject] = []
+        for i in 0..<250 {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setAttributeValue(.string("item \(i)"), forKey: "name")
+            items.append(item)
+        }
+        for i in 0..<110 { try items[i].setObject(items[140 + i], forKey: "seeAlso") }
+        try context.save()
+        for item in items[140...] { context.delete(item) }
+        try context.save()
+        let copyURL = try Fixtures.temporaryDirectory().appendingPathComponent("copy.xml")
+        if streamed {
+            try coordinator.exportCopy(of: added, to: copyURL, type: "XML")
+        } else {
+            try coordinator.writeCopy(of: added, to: copyURL, type: "XML")
+        }
+
+        let reader = PersistentStoreCoordinator(model: try Catalog.model())
+        try reader.addPersistentStore(type: "XML", url: copyURL)
+        let copy = ManagedObjectContext(coordinator: reader)
+        let objects = Set(try copy.fetch(FetchRequest(entityName: "Item")).map(\.objectID))
+        #expect(objects.count == 140)
+        var seen: Set<ManagedObjectID> = []
+        for i in 0..<110 {
+            let item = try DestinationTests.item("item \(i)", in: copy)
+            let ids = try item.objectIDs(forKey: "seeAlso")
+            #expect(ids.count == 1)
+            seen.formUnion(ids)
+        }
+        #expect(seen.count == 110, "\(store), streamed \(streamed): 110 references became \(seen.count)")
+        #expect(seen.isDisjoint(with: objects))
+    }
 }

@@ -17,7 +17,7 @@ public struct AtomicStoreStream {
     public var next: () throws(StoreError) -> [ObjectSnapshot]?
     /// The key an object has in the written store, for the objects the stream gives and the objects their
     /// relationships point to (a copy that renumbers keys says so here instead of making new IDs for every reference).
-    public var key: (ManagedObjectID) -> Int64
+    public var key: (ManagedObjectID) throws(StoreError) -> Int64
 
     /// A stream of a store's objects.
     /// - Parameters:
@@ -30,7 +30,7 @@ public struct AtomicStoreStream {
     ///   - next: gives the next batch, in the store's order, or `nil` at the end.
     public init(
         identifier: String, metadata: [String: PropertyList], highestKey: Int64, count: Int, counts: [String: Int],
-        key: @escaping (ManagedObjectID) -> Int64 = { $0.primaryKey },
+        key: @escaping (ManagedObjectID) throws(StoreError) -> Int64 = { $0.primaryKey },
         next: @escaping () throws(StoreError) -> [ObjectSnapshot]?
     ) {
         self.identifier = identifier

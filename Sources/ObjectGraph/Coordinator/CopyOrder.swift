@@ -104,23 +104,23 @@ struct CopyOrder {
     /// The key an object has in the copy: its own when keys are kept.
     ///
     /// A reference to an object not in the store (a relationship without an inverse whose destination was deleted)
-    /// keeps its key where no object of the copy has it. In a store that names destinations by key alone, one that
-    /// another object would have — among renumbered keys, or another entity's — moves above every object's key, so
-    /// that it goes on naming nothing.
-    func newKey(_ id: ManagedObjectID) -> Int64 {
+    /// gets a key no object of the copy has and no other such reference gets (``MissingKeys``).
+    /// - Throws: ``StoreError`` when no such key is left for it.
+    func newKey(_ id: ManagedObjectID) throws(StoreError) -> Int64 {
         if let entity = index[id.entityName], let place = Self.place(of: id.primaryKey, in: keys[entity]) {
             guard let bases else { return id.primaryKey }
             return bases[entity] + 1 + Int64(place)
         }
         guard keyAlone else { return id.primaryKey }
-        let key = id.primaryKey
-        // Above the highest key, by how far it was above the first renumbered one (or above nothing).
-        let floor = bases?.first ?? 0
-        let taken =
-            bases != nil ? key > floor && key <= highestKey : keys.contains { Self.place(of: key, in: $0) != nil }
-        guard taken else { return key }
-        let (moved, overflow) = highestKey.addingReportingOverflow(key - floor)
-        return overflow ? key : moved
+        return try missingKeys.key(of: id)
+    }
+
+    /// Keys for references to objects not in the copy.
+    private var missingKeys: MissingKeys {
+        if let bases { return MissingKeys(renumberedAfter: bases.first ?? 0, count: Int64(count)) }
+        return MissingKeys(lowest: keys.compactMap(\.first).min(), highest: highestKey) { key in
+            keys.contains { Self.place(of: key, in: $0) != nil }
+        }
     }
 
     /// Where `key` is in ascending `keys`, if it is there.
@@ -132,5 +132,82 @@ struct CopyOrder {
             if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
         return low < keys.count && keys[low] == key ? low : nil
+    }
+}
+
+/// The keys a copy into a store that names a destination by its key alone (the XML store) gives references to objects
+/// not in the store (a relationship without an inverse whose destination was deleted), so that each goes on naming
+/// nothing and two such references stay two.
+///
+/// Such a reference keeps its key where that cannot be mistaken for another: below the renumbered objects, or below
+/// the highest kept key and no object's. Otherwise it moves above every object: renumbered, by the number of objects;
+/// kept, to an even distance above the highest key for a key above it, and to an odd one for a key an object of
+/// another hierarchy has — so no two references get one key.
+struct MissingKeys {
+    /// The key after which the objects were renumbered, if they were.
+    private let floor: Int64?
+    /// How many objects the copy holds (renumbered).
+    private let count: Int64
+    /// The lowest and highest key among the objects (kept keys), `nil` without objects.
+    private let lowest: Int64?
+    private let highest: Int64
+    /// Whether an object has a key (kept keys).
+    private let taken: (Int64) -> Bool
+
+    /// Keys for a copy whose objects were numbered `floor + 1 ... floor + count`.
+    init(renumberedAfter floor: Int64, count: Int64) {
+        self.floor = floor
+        self.count = count
+        lowest = nil
+        highest = floor + count
+        taken = { _ in false }
+    }
+
+    /// Keys for a copy whose objects kept their keys.
+    init(lowest: Int64?, highest: Int64, taken: @escaping (Int64) -> Bool) {
+        floor = nil
+        count = 0
+        self.lowest = lowest
+        self.highest = highest
+        self.taken = taken
+    }
+
+    /// The key a reference to `id`, an object not in the copy, is written with.
+    /// - Throws: ``StoreError`` when its key is too high for one to be left.
+    func key(of id: ManagedObjectID) throws(StoreError) -> Int64 {
+        let key = id.primaryKey
+        let moved: Int64?
+        if let floor {
+            moved = key <= floor ? key : Self.sum(key, count)
+        } else if let lowest {
+            if key > highest {
+                moved = Self.above(highest, by: key, minus: highest, odd: false)
+            } else if taken(key) {
+                moved = Self.above(highest, by: key, minus: lowest, odd: true)
+            } else {
+                moved = key
+            }
+        } else {
+            moved = key
+        }
+        guard let moved else {
+            throw StoreError(
+                .unsupported, "a reference to \(id), which is not in the store, has no key left in the copy")
+        }
+        return moved
+    }
+
+    /// `a + b`, or `nil` when it overflows.
+    private static func sum(_ a: Int64, _ b: Int64) -> Int64? {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? nil : result
+    }
+
+    /// `base + 2 × (key − start)`, plus one if `odd`, or `nil` when it overflows.
+    private static func above(_ base: Int64, by key: Int64, minus start: Int64, odd: Bool) -> Int64? {
+        let (distance, o1) = key.subtractingReportingOverflow(start)
+        let (twice, o2) = distance.multipliedReportingOverflow(by: 2)
+        guard !o1, !o2, let moved = sum(base, twice) else { return nil }
+        return odd ? sum(moved, 1) : moved
     }
 }

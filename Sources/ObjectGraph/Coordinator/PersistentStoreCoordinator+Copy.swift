@@ -383,21 +383,18 @@ extension PersistentStoreCoordinator {
     /// keys are already unique and above `floor`).
     ///
     /// Such a store names a destination by its key alone. A reference to an object that is not there (a relationship
-    /// without an inverse whose destination was deleted) keeps its key unless an object of the copy has that key —
-    /// it would then be read back as a link to that object — and then gets a key after every object's.
+    /// without an inverse whose destination was deleted) gets a key no object has and no other such reference gets
+    /// (``MissingKeys``), as a streamed copy gives it.
     /// - Throws: ``StoreError`` when the keys run out.
     static func renumbered(_ snapshots: [ObjectSnapshot], startingAfter floor: Int64) throws(StoreError) -> (
         [ObjectSnapshot], [ManagedObjectID: ManagedObjectID]
     ) {
         let keys = snapshots.map(\.objectID.primaryKey)
         let kept = Set(keys)
-        let rootsShareKeys = kept.count != keys.count
-        // Whether an object of the copy has a key: one of the kept keys, or of the range renumbered objects get.
-        var taken: (Int64) -> Bool = { kept.contains($0) }
         var ordered = snapshots
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        var next = max(floor, keys.max() ?? floor)
-        if rootsShareKeys || (keys.min() ?? floor + 1) <= floor {
+        var missing = MissingKeys(lowest: keys.min(), highest: keys.max() ?? 0) { kept.contains($0) }
+        if kept.count != keys.count || (keys.min() ?? floor + 1) <= floor {
             ordered.sort {
                 ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
             }
@@ -410,21 +407,14 @@ extension PersistentStoreCoordinator {
                     entityName: id.entityName, storeIdentifier: id.storeIdentifier ?? "",
                     primaryKey: floor + 1 + Int64(i))
             }
-            let renumberedKeys = floor + 1...floor + Int64(ordered.count)
-            taken = { renumberedKeys.contains($0) }
-            next = floor + Int64(ordered.count)
+            missing = MissingKeys(renumberedAfter: floor, count: Int64(ordered.count))
         }
         let objects = Set(snapshots.lazy.map(\.objectID))
         for snapshot in snapshots {
             try snapshot.forEachDestination { (_, destination) throws(StoreError) in
-                guard !objects.contains(destination), mapping[destination] == nil, taken(destination.primaryKey)
-                else { return }
-                let (key, overflow) = next.addingReportingOverflow(1)
-                guard !overflow else {
-                    throw StoreError(
-                        .corrupt, "no key is left for a reference to \(destination), which is not in the store")
-                }
-                next = key
+                guard !objects.contains(destination), mapping[destination] == nil else { return }
+                let key = try missing.key(of: destination)
+                guard key != destination.primaryKey else { return }
                 mapping[destination] = ManagedObjectID(
                     entityName: destination.entityName, storeIdentifier: destination.storeIdentifier ?? "",
                     primaryKey: key)
