@@ -7,6 +7,7 @@ import ObjectGraph
 /// `docutil check DOC`: is a document (or a model) sound?
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check a document or a model for problems; exit 0 when sound, 1 when problems were found.",
         discussion: """
             Each problem is printed as the object's URI (or the file), a kind and the detail. Kinds: \

@@ -10,6 +10,7 @@ struct Convert: ParsableCommand {
     }
 
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Write a document to a new file of another store type (by --to, else by OUT's extension).",
         discussion:
             """

@@ -6,6 +6,7 @@ import ObjectGraph
 /// `docutil diff A B`: what differs between two documents, or two models.
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract:
             "Show what differs between two documents (of any store types) or two models; exit 1 when they differ.",
         discussion: """

@@ -2,15 +2,12 @@ import ArgumentParser
 import Documents
 import Foundation
 import ObjectGraph
-import Synchronization
 
 /// `docutil dump DOC`: every object of a document.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "dump",
         abstract: "Print every object of a document (or of one entity) as JSON, CSV or text.")
-
-    /// Objects read, written and let go at a time.
-    static let batchSize = 1_000
 
     @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")
     var document: String
@@ -72,57 +69,14 @@ struct Dump: ParsableCommand {
                 format: format, csvColumns: ObjectOutput.csvColumns(entities: order.entities, model: opened.model))
             let output = FileHandle.standardOutput
             output.write(Data(stream.begin().utf8))
-            var buffer = JSONBytes(capacity: 1 << 20)
             let progress = ProgressLine("dumping")
             defer { progress.end() }
-            // Each batch's IDs and rows (and its to-manys) are made on another thread while the previous batch is
-            // written, and let go on that thread too, when it starts a later read: memory is then freed by the
-            // thread that allocated it (freeing another thread's blocks takes its allocator's lock, which that thread
-            // wants at the same moment: measured, a third more CPU time).
-            typealias Batch = (ids: [ManagedObjectID], snapshots: [ObjectSnapshot])
-            func readAhead(_ start: Int, releasing spent: Batch) -> BackgroundWork<Batch>? {
-                guard start < order.count else { return nil }
-                let handoff = Handoff(spent)
-                let range = start..<min(start + Self.batchSize, order.count)
-                return BackgroundWork.start { () throws(StoreError) in
-                    handoff.drop()
+            try BatchedObjects.write(
+                count: order.count,
+                reading: { range throws(StoreError) in
                     let ids = order.ids(range)
                     return (ids, try coordinator.wholeSnapshots(for: ids))
-                }
-            }
-            var next = readAhead(0, releasing: ([], []))
-            // Nothing is closed under a read still going (an error below leaves by this).
-            defer { _ = next?.wait() }
-            var start = 0
-            var spent: Batch = ([], [])
-            while start < order.count, let reading = next {
-                next = nil
-                var read: Batch
-                switch reading.wait() {
-                case .success(let batch): read = batch
-                case .failure(let error): throw ContextError.store(error)
-                }
-                let (batch, snapshots) = read
-                next = readAhead(start + batch.count, releasing: spent)
-                spent = ([], [])
-                let objects = try opened.context.objects(with: batch, snapshots: snapshots)
-                // Written out a megabyte at a time: one batch's text can be large (a department of 20,000 people is
-                // 20,000 URIs).
-                for object in objects {
-                    try stream.write(CollectionOfOne(object), to: &buffer)
-                    if buffer.bytes.count >= 1 << 20 {
-                        try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
-                        buffer.removeAll()
-                    }
-                }
-                try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
-                buffer.removeAll()
-                opened.context.reset()
-                spent = read
-                read = ([], [])
-                start += batch.count
-                progress.update(start, of: order.count)
-            }
+                }, of: opened, through: &stream, to: output, progress: progress)
             output.write(Data(stream.end().utf8))
         }
     }
@@ -173,15 +127,4 @@ struct Dump: ParsableCommand {
         }
         FileHandle.standardOutput.write(Data(output.utf8))
     }
-}
-
-/// A value handed to another thread to be let go there (see `Dump`: blocks are freed by the thread that allocated
-/// them).
-private final class Handoff<Value: Sendable>: Sendable {
-    private let value: Mutex<Value?>
-
-    init(_ value: consuming Value) { self.value = Mutex(value) }
-
-    /// Lets the value go now, on the calling thread.
-    func drop() { value.withLock { $0 = nil } }
 }

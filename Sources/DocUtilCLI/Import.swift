@@ -56,6 +56,7 @@ struct ImportSourceOptions: ParsableArguments {
 /// `docutil import SOURCE… OUT --model M` / `docutil import SOURCE… --into DOC`: legacy files into a document.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import CSV, TSV, JSON, property lists, keyed archives or a plain SQLite database into a document.",
         discussion: """
             Into a new document OUT (its type from --type, else its extension; the model from --model), or with \

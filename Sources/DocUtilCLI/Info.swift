@@ -11,6 +11,7 @@ struct Info: ParsableCommand {
     }
 
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Show a document's store type, size, UUID, metadata, model version and object counts.")
 
     @Argument(help: "The document (XML, binary or SQLite store; '-' reads it from standard input).")

@@ -5,6 +5,7 @@ import Foundation
 /// `docutil migrate DOC --model M`: migrates a document to the current version of a model.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "migrate",
         abstract: "Migrate a document to another version of its model (lightweight, or with a mapping model).",
         discussion:
             """

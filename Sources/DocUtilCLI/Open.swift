@@ -10,6 +10,7 @@ extension SessionFormat: ExpressibleByArgument {}
 /// `docutil open DOC`: an editing session on one document, from `-c` commands, a script or standard input.
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Edit a document: list, show, insert, set, delete, undo, redo, save, save as, revert…",
         discussion: """
             Commands come from -c (in order), else --script, else standard input: with a terminal the session is \

@@ -6,6 +6,7 @@ import ObjectGraph
 /// `docutil query DOC --entity E`: a fetch request from the command line.
 struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "query",
         abstract: "Fetch objects with a predicate in Apple's format, sorted and limited.",
         discussion: """
             Sub-entities are included. --sort takes KEY or -KEY (descending), several separated by commas \
@@ -90,11 +91,30 @@ struct Query: ParsableCommand {
             }
             if let limit { request.fetchLimit = limit }
             if let offset { request.fetchOffset = offset }
-            let objects = try opened.context.fetch(request)
-            // Every object's to-many relationships are written: read them in one go, not one query per object.
-            try opened.context.prefetchToManyRelationships(of: objects)
-            let ordered = request.sortDescriptors.isEmpty ? ObjectOutput.sorted(objects) : objects
-            try ObjectOutput.write(ordered, as: format, model: opened.model, to: FileHandle.standardOutput)
+            // The matches' rows, read as SQL finds them (the document is read-only: nothing unsaved to merge); then
+            // a batch at a time, their to-many relationships read on another thread while the batch before is made
+            // into objects and written (as `dump` does).
+            var matches = try opened.context.storedSnapshots(for: request)
+            if request.sortDescriptors.isEmpty {
+                matches.sort {
+                    ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+                }
+            }
+            let snapshots = matches
+            let coordinator = opened.context.persistentStoreCoordinator
+            let output = FileHandle.standardOutput
+            var stream = ObjectStream(
+                format: format,
+                csvColumns: ObjectOutput.csvColumns(
+                    entities: Set(snapshots.map(\.objectID.entityName)), model: opened.model))
+            output.write(Data(stream.begin().utf8))
+            try BatchedObjects.write(
+                count: snapshots.count,
+                reading: { range throws(StoreError) in
+                    let batch = Array(snapshots[range])
+                    return (batch.map(\.objectID), try coordinator.wholeSnapshots(completing: batch))
+                }, of: opened, through: &stream, to: output)
+            output.write(Data(stream.end().utf8))
         }
     }
 }

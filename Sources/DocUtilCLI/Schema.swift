@@ -10,6 +10,7 @@ struct Schema: ParsableCommand {
     }
 
     static let configuration = CommandConfiguration(
+        commandName: "schema",
         abstract: "Show a model (.xcdatamodeld, .xcdatamodel, contents, .momd, .mom) or a document's model.",
         discussion: """
             PATH may be any model form or a document of any store type (its embedded model, Z_MODELCACHE, or one \

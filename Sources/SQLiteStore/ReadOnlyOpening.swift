@@ -15,13 +15,12 @@ import Synchronization
 ///   rollback journal — are the database and its `-wal`/`-journal` copied to a private scratch folder
 ///   (`$TMPDIR/docutil-<pid>-<random>`) and read there. The folder is removed when the store is released, on
 ///   SIGINT/SIGTERM/SIGHUP/SIGQUIT (when the signal handlers are installed, as `docutil` does), and by the next
-///   run if the process was killed outright.
+///   run that makes one if the process was killed outright.
 enum ReadOnlyOpening {
     static let scratchPrefix = "docutil"
 
     /// Opens `path` read-only; returns the connection and the scratch folder used, if any.
     static func open(_ path: String) throws(SQLiteStoreError) -> (SQLiteDatabase, URL?) {
-        sweepOnce()
         let wal = path + "-wal"
         let shm = path + "-shm"
         let journal = path + "-journal"
@@ -46,7 +45,7 @@ enum ReadOnlyOpening {
         return try openCopy(path, with: hasWAL ? [wal] : (isRegularFile(journal) ? [journal] : []))
     }
 
-    /// Sweeps stale scratch folders the first time a store is opened to read in this process.
+    /// Sweeps stale scratch folders the first time a scratch copy is made in this process.
     static func sweepOnce() {
         let first = swept.withLock { done in
             defer { done = true }
@@ -86,6 +85,9 @@ enum ReadOnlyOpening {
 
     /// Copies the database and its side file to a scratch folder and opens the copy there.
     static func openCopy(_ path: String, with sideFiles: [String]) throws(SQLiteStoreError) -> (SQLiteDatabase, URL) {
+        // Folders of killed processes are swept when one is next needed, not on every read (a large temporary
+        // folder took 2 ms of each command to list).
+        sweepOnce()
         let folder: URL
         do {
             folder = try ScratchFolders.make(prefix: scratchPrefix)

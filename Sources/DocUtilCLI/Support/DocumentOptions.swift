@@ -11,10 +11,12 @@ struct DocumentOptions: ParsableArguments {
     /// The model's URL, if one was given.
     var modelURL: URL? { model.map { URL(fileURLWithPath: $0) } }
 
-    /// Opens the document read-only (`-`: standard input), printing its warnings to stderr.
+    /// Opens the document read-only (`-`: standard input), printing its warnings to stderr. The document is let go
+    /// with the process (``ProcessEnd/outlive(_:)``).
     func open(_ path: String, lenient: Bool = false) throws -> OpenedDocument {
         let document = try DocumentStack.open(
             StandardStreams.documentURL(path), model: modelURL, readOnly: true, lenient: lenient)
+        ProcessEnd.outlive(document)
         for warning in document.warnings { printError("warning: \(StandardStreams.displayName(path)): \(warning)") }
         return document
     }

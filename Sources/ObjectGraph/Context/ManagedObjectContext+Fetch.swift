@@ -6,27 +6,7 @@ extension ManagedObjectContext {
     /// - Returns: the matching objects.
     /// - Throws: ``ContextError`` `predicate` for a predicate that cannot be evaluated, `store` when a store fails.
     public func fetch(_ request: FetchRequest) throws(ContextError) -> [ManagedObject] {
-        if request.includesPendingChanges { processPendingChanges() }
-        guard model.entity(named: request.entityName) != nil else {
-            throw .object(
-                ObjectGraphError(.unknownEntity, "the model has no entity '\(Diagnostics.quote(request.entityName))'"))
-        }
-        do {
-            try model.validateKeyPaths(of: request)
-        } catch {
-            throw .predicate(error)
-        }
-        let kinds =
-            Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
-        let touched = touchedObjects(of: kinds)
-        // The stores need only the first offset + limit matches, and one more for each unsaved change (a changed or
-        // deleted object leaves the stored matches when they are merged with this context's changes).
-        var storeRequest = request
-        if request.fetchLimit > 0 {
-            let (needed, overflow) = request.fetchLimit.addingReportingOverflow(
-                max(0, request.fetchOffset) + (request.includesPendingChanges ? touched.count : 0))
-            storeRequest.storeLimit = overflow ? 0 : needed
-        }
+        let (storeRequest, touched) = try prepare(request)
         var results: [ManagedObject] = []
         if (request.returnsObjectsAsFaults && !request.includesPropertyValues) || request.fetchBatchSize > 0 {
             // Faults only: the store says which objects match; no row is read until one fires.
@@ -69,14 +49,64 @@ extension ManagedObjectContext {
         if request.includesPendingChanges, !touched.isEmpty {
             results = try merged(results, touched: touched, request: request)
         }
-        let start = min(results.count, max(0, request.fetchOffset))
-        let end = request.fetchLimit > 0 ? min(results.count, start + request.fetchLimit) : results.count
-        let page = Array(results[start..<end])
+        let page = Self.page(results, of: request)
         if request.fetchBatchSize > 0 { registerBatches(page, size: request.fetchBatchSize) }
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(request.relationshipKeyPathsForPrefetching, from: page)
         }
         return page
+    }
+
+    /// What a fetch asks the stores, after checking the request: the request with the rows the stores need
+    /// (``FetchRequest/storeLimit``), and this context's unsaved changes of its entities (to merge).
+    private func prepare(_ request: FetchRequest) throws(ContextError) -> (FetchRequest, [ManagedObject]) {
+        if request.includesPendingChanges { processPendingChanges() }
+        guard model.entity(named: request.entityName) != nil else {
+            throw .object(
+                ObjectGraphError(.unknownEntity, "the model has no entity '\(Diagnostics.quote(request.entityName))'"))
+        }
+        do {
+            try model.validateKeyPaths(of: request)
+        } catch {
+            throw .predicate(error)
+        }
+        let kinds =
+            Set(request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName])
+        let touched = touchedObjects(of: kinds)
+        // The stores need only the first offset + limit matches, and one more for each unsaved change (a changed or
+        // deleted object leaves the stored matches when they are merged with this context's changes).
+        var storeRequest = request
+        if request.fetchLimit > 0 {
+            let (needed, overflow) = request.fetchLimit.addingReportingOverflow(
+                max(0, request.fetchOffset) + (request.includesPendingChanges ? touched.count : 0))
+            storeRequest.storeLimit = overflow ? 0 : needed
+        }
+        return (storeRequest, touched)
+    }
+
+    /// The request's page of `results`: its offset, then at most its limit.
+    private static func page<Element>(_ results: [Element], of request: FetchRequest) -> [Element] {
+        let start = min(results.count, max(0, request.fetchOffset))
+        let end = request.fetchLimit > 0 ? min(results.count, start + request.fetchLimit) : results.count
+        return start == 0 && end == results.count ? results : Array(results[start..<end])
+    }
+
+    /// The stored state of the objects a fetch returns when it leaves this context's unsaved changes out (as with
+    /// ``FetchRequest/includesPendingChanges`` `false`), in its order, read without making an object. For writing
+    /// many matches a batch at a time: ``PersistentStoreCoordinator/wholeSnapshots(completing:)`` reads their to-many
+    /// relationships (perhaps on another thread) and ``objects(with:snapshots:)`` makes the objects.
+    /// - Parameter request: the fetch request.
+    /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
+    package func storedSnapshots(for request: FetchRequest) throws(ContextError) -> [ObjectSnapshot] {
+        var stored = request
+        stored.includesPendingChanges = false
+        let (storeRequest, _) = try prepare(stored)
+        do {
+            return Self.page(try persistentStoreCoordinator.fetchSnapshots(storeRequest), of: stored)
+        } catch {
+            if let predicateError = error.predicateError { throw .predicate(predicateError) }
+            throw .store(error)
+        }
     }
 
     /// Groups the faults of a fetch into batches that fill together (Core Data's batch faulting).

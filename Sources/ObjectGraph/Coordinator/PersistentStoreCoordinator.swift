@@ -250,23 +250,48 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Throws: ``StoreError`` when a store cannot read them.
     package func wholeSnapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot] {
         try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
-            var byStore: [String: [ManagedObjectID]] = [:]
-            for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }
-            var found: [ManagedObjectID: ObjectSnapshot] = [:]
-            for (identifier, storeIDs) in byStore {
-                guard let entry = state.entries.first(where: { $0.store.identifier == identifier }) else { continue }
-                guard let incremental = entry.store as? any IncrementalStore else {
-                    // An atomic store's objects are whole already.
-                    for id in storeIDs { if let snapshot = entry.objects[id] { found[id] = snapshot } }
-                    continue
-                }
-                let read = try entry.wholeSnapshots(of: storeIDs, from: incremental, rowCache: &state.rowCache)
-                // One store (the usual case) answers in the order asked.
-                if byStore.count == 1 { return read }
-                for snapshot in read { found[snapshot.objectID] = snapshot }
-            }
-            return ids.compactMap { found[$0] }
+            try Self.whole(ids, in: state.entries, rows: &state.rowCache) { entry, id, _ in entry.objects[id] }
         }
+    }
+
+    /// Snapshots read by a fetch (``ManagedObjectContext/storedSnapshots(for:)``) made whole: the to-many
+    /// relationships the store left as faults read, one request per relationship for the batch, no row read again.
+    /// Safe to call on another thread than the context's.
+    /// - Parameter snapshots: the snapshots, of objects of this coordinator's stores.
+    /// - Returns: them, in their order, with no to-many left as a fault.
+    /// - Throws: ``StoreError`` when a store cannot read them.
+    package func wholeSnapshots(completing snapshots: [ObjectSnapshot]) throws(StoreError) -> [ObjectSnapshot] {
+        var given: [ManagedObjectID: ObjectSnapshot] = [:]
+        given.reserveCapacity(snapshots.count)
+        for snapshot in snapshots { given[snapshot.objectID] = snapshot }
+        let ids = snapshots.map(\.objectID)
+        return try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
+            try Self.whole(ids, in: state.entries, rows: &given) { _, id, rows in rows[id] }
+        }
+    }
+
+    /// `ids` made whole, store by store (in the order of `ids`, missing ones left out): rows from `rows` first, the
+    /// rest read, and to-many faults read one request per relationship; an atomic store's objects (whole already)
+    /// from `atomic`.
+    private static func whole(
+        _ ids: [ManagedObjectID], in entries: [StoreEntry], rows: inout [ManagedObjectID: ObjectSnapshot],
+        atomic: (StoreEntry, ManagedObjectID, [ManagedObjectID: ObjectSnapshot]) -> ObjectSnapshot?
+    ) throws(StoreError) -> [ObjectSnapshot] {
+        var byStore: [String: [ManagedObjectID]] = [:]
+        for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+        var found: [ManagedObjectID: ObjectSnapshot] = [:]
+        for (identifier, storeIDs) in byStore {
+            guard let entry = entries.first(where: { $0.store.identifier == identifier }) else { continue }
+            guard let incremental = entry.store as? any IncrementalStore else {
+                for id in storeIDs { if let snapshot = atomic(entry, id, rows) { found[id] = snapshot } }
+                continue
+            }
+            let read = try entry.wholeSnapshots(of: storeIDs, from: incremental, rowCache: &rows)
+            // One store (the usual case) answers in the order asked.
+            if byStore.count == 1 { return read }
+            for snapshot in read { found[snapshot.objectID] = snapshot }
+        }
+        return ids.compactMap { found[$0] }
     }
 
     /// The stored state of one object (row cache first).
