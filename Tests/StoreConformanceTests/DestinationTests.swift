@@ -121,36 +121,43 @@ struct DanglingKeyTests {
         #expect(throws: (any Error).self) { try first.object(forKey: "seeAlso")?.attributeValue(forKey: "name") }
     }
 
-    @Test(arguments: DestinationTests.fileStores, [false, true])
-    func aRenumberedCopyKeepsAReferenceToADeletedObjectNamingNothing(store: StoreUnderTest, streamed: Bool) throws {
-        // 130 items and an owner: keys repeat across entities in the SQLite and binary stores, so an XML copy
-        // renumbers every object from 101 — over the deleted item's key.
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("many.\(store.fileExtension ?? "")")
+    /// An owner and `count` items (`item 0`, …) saved in a document of `store`'s type, each item of `links` seeing
+    /// another (`seeAlso` has no inverse), the items of `deleted` then deleted; copied into XML whole (what save as
+    /// does) or streamed a batch at a time (what `docutil convert` does), and the copy opened.
+    static func xmlCopy(
+        _ store: StoreUnderTest, streamed: Bool, items count: Int, links: [(Int, Int)], deleted: [Int]
+    ) throws -> ManagedObjectContext {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("items.\(store.fileExtension ?? "")")
         let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
         let added = try coordinator.addPersistentStore(type: store.type, url: url)
         let context = ManagedObjectContext(coordinator: coordinator)
         _ = try context.insertNewObject(forEntityName: "Owner")
         var items: [ManagedObject] = []
-        for i in 0..<130 {
+        for i in 0..<count {
             let item = try context.insertNewObject(forEntityName: "Item")
             try item.setAttributeValue(.string("item \(i)"), forKey: "name")
             items.append(item)
         }
-        try items[0].setObject(items[110], forKey: "seeAlso")
+        for (from, to) in links { try items[from].setObject(items[to], forKey: "seeAlso") }
         try context.save()
-        context.delete(items[110])
+        for i in deleted { context.delete(items[i]) }
         try context.save()
         let copyURL = try Fixtures.temporaryDirectory().appendingPathComponent("copy.xml")
-        // Whole (what save as does), or streamed a batch at a time (what `docutil convert` does).
         if streamed {
             try coordinator.exportCopy(of: added, to: copyURL, type: "XML")
         } else {
             try coordinator.writeCopy(of: added, to: copyURL, type: "XML")
         }
-
         let reader = PersistentStoreCoordinator(model: try Catalog.model())
         try reader.addPersistentStore(type: "XML", url: copyURL)
-        let copy = ManagedObjectContext(coordinator: reader)
+        return ManagedObjectContext(coordinator: reader)
+    }
+
+    @Test(arguments: DestinationTests.fileStores, [false, true])
+    func aRenumberedCopyKeepsAReferenceToADeletedObjectNamingNothing(store: StoreUnderTest, streamed: Bool) throws {
+        // 130 items and an owner: keys repeat across entities in the SQLite and binary stores, so an XML copy
+        // renumbers every object from 101 — over the deleted item's key.
+        let copy = try Self.xmlCopy(store, streamed: streamed, items: 130, links: [(0, 110)], deleted: [110])
         #expect(try copy.fetch(FetchRequest(entityName: "Item")).count == 129)
         let first = try DestinationTests.item("item 0", in: copy)
         let seen = try first.objectIDs(forKey: "seeAlso")
@@ -164,31 +171,8 @@ struct DanglingKeyTests {
         // 250 items, the first 110 each seeing one of the last 110, which are deleted. Copied into XML, the 141
         // objects left are renumbered over some of the deleted keys (SQLite, binary) or keep theirs (XML): references
         // whose keys an object now has move, and must not land on the key another reference kept.
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("gone.\(store.fileExtension ?? "")")
-        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
-        let added = try coordinator.addPersistentStore(type: store.type, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        _ = try context.insertNewObject(forEntityName: "Owner")
-        var items: [ManagedObject] = []
-        for i in 0..<250 {
-            let item = try context.insertNewObject(forEntityName: "Item")
-            try item.setAttributeValue(.string("item \(i)"), forKey: "name")
-            items.append(item)
-        }
-        for i in 0..<110 { try items[i].setObject(items[140 + i], forKey: "seeAlso") }
-        try context.save()
-        for item in items[140...] { context.delete(item) }
-        try context.save()
-        let copyURL = try Fixtures.temporaryDirectory().appendingPathComponent("copy.xml")
-        if streamed {
-            try coordinator.exportCopy(of: added, to: copyURL, type: "XML")
-        } else {
-            try coordinator.writeCopy(of: added, to: copyURL, type: "XML")
-        }
-
-        let reader = PersistentStoreCoordinator(model: try Catalog.model())
-        try reader.addPersistentStore(type: "XML", url: copyURL)
-        let copy = ManagedObjectContext(coordinator: reader)
+        let copy = try Self.xmlCopy(
+            store, streamed: streamed, items: 250, links: (0..<110).map { ($0, 140 + $0) }, deleted: Array(140..<250))
         let objects = Set(try copy.fetch(FetchRequest(entityName: "Item")).map(\.objectID))
         #expect(objects.count == 140)
         var seen: Set<ManagedObjectID> = []
