@@ -11,6 +11,9 @@ struct FuzzFindingsTests {
         "#SUBQUERY:(a) == 1",
         // Many minus signs printed as nested parentheses past the nesting limit.
         "x == " + String(repeating: "-", count: 60) + "y",
+        // A key path on a number whose key is a reserved word, printed escaped ("4.#UTI"): the number took the dot.
+        "-9+4444444444444.UTI-CONFs-E.QUAL+88< afe",
+        "4.#abc < 3",
     ])
     func printsToWhatReadsBackTheSame(format: String) throws {
         let predicate = try ObjectPredicate(format: format)

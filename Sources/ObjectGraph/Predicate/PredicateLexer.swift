@@ -188,9 +188,10 @@ struct PredicateLexer {
             position += 1
             while let c = peek(), Self.isDigit(c) { position += 1 }
         } else if peek() == UInt8(ascii: "."), peek(1).map(Self.isIdentifierStart) != true,
-            peek(1) != UInt8(ascii: "@")
+            peek(1) != UInt8(ascii: "@"), peek(1) != UInt8(ascii: "#")
         {
-            // "5." is a number; "a.5" never reaches here.
+            // "5." is a number; "a.5" never reaches here; "5.#key" (an escaped key, as a key path on a number is
+            // printed when the key is a reserved word) is a key path, as "5.key" is.
             isFloat = true
             position += 1
         }
