@@ -302,6 +302,14 @@ struct SafetyCommandTests {
         let result = try Docutil.run(["info", copy.path], environment: ["TMPDIR": temporary.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.listing(temporary).isEmpty)
+        // A document read from standard input (a scratch copy too) and still held when the command ends (a read
+        // document is let go with the process): its folder goes at exit all the same.
+        let piped = try Docutil.run(
+            ["query", "-", "--entity", "Book"], environment: ["TMPDIR": temporary.path],
+            input: try Data(contentsOf: url))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.contains("\"entity\": \"Book\""))
+        #expect(try Self.listing(temporary).isEmpty)
         #expect(try Self.listing(folder).sorted() == ["copy.sqlite", "copy.sqlite-wal", "library.sqlite"])
     }
 
