@@ -115,6 +115,14 @@ struct XMLStoreWriter {
         append("<database>\n    <databaseInfo>\n")
         append("        <version>\(Self.formatVersion)</version>\n")
         append("        <UUID>")
+        // The reader trims white space from the UUID (a file edited by hand): one with white space at an end would
+        // come back as another store's (an all-blank one as none), and every object's URI with it.
+        guard uuid == uuid.trimmingCharacters(in: .whitespacesAndNewlines), !uuid.isEmpty else {
+            throw StoreError(
+                .unsupported,
+                "the store UUID '\(Diagnostics.quote(uuid))' is empty or has white space at an end, which an XML store cannot keep; not written"
+            )
+        }
         guard appendEscaped(uuid, attribute: false) else {
             throw StoreError(.unsupported, "the store UUID holds a character XML cannot hold; not written")
         }

@@ -166,6 +166,29 @@ struct CopyAndMigrationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
     }
 
+    @Test(arguments: [" ", " 6B1F3C2E-6F0B-4D4A-9C5E-2A1D7E8F9A01", "6B1F3C2E\n"])
+    func aStoreUUIDTheXMLStoreWouldTrimIsRefusedThere(uuid: String) throws {
+        // A SQLite store whose Z_UUID has white space at an end (written by another program): the XML store's reader
+        // trims it, so the copy would name another store (or none, and not open); the binary store keeps it as it is.
+        let sqlite = try #require(Self.fileStores.first { $0.type == SQLiteStore.typeName })
+        let (context, url) = try Self.editedStore(sqlite)
+        try context.save()
+        let quoted = uuid.replacingOccurrences(of: "'", with: "''")
+        try SQLiteScript.execute(url, "UPDATE Z_METADATA SET Z_UUID = '\(quoted)'")
+        let coordinator = PersistentStoreCoordinator(model: context.model)
+        let store = try coordinator.addPersistentStore(
+            type: SQLiteStore.typeName, url: url, options: ["readOnly": "YES"])
+        let folder = url.deletingLastPathComponent()
+        let xml = folder.appendingPathComponent("trimmed.xml")
+        let error = #expect(throws: StoreError.self) { try coordinator.writeCopy(of: store, to: xml, type: "XML") }
+        #expect(error?.message.contains("white space") == true, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: xml.path))
+        let binary = folder.appendingPathComponent("kept.binary")
+        try coordinator.writeCopy(of: store, to: binary, type: "Binary")
+        let reader = PersistentStoreCoordinator(model: context.model)
+        #expect(try reader.addPersistentStore(type: "Binary", url: binary).identifier == uuid)
+    }
+
     /// A document whose to-many relationships disagree with their inverses (edited by hand: an owner's `items` lacks
     /// the item whose `owner` it is; a tag's `items` lacks an item that lists the tag) is copied as it is into the
     /// stores that keep both sides, and refused by a SQLite copy, which keeps one side and would take it for both;
