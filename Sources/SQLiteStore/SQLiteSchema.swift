@@ -335,7 +335,6 @@ final class SQLiteSchema {
 
     private func buildToMany() {
         var joinColumnsUsed: [String: Set<String>] = [:]
-        var createdJoins: Set<String> = []
         for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
             var storage: [String: ToManyStorage] = [:]
             for relationship in model.allRelationships(of: entity.name)
@@ -359,12 +358,13 @@ final class SQLiteSchema {
                     let tableName = "Z_\(number(ownerEntity))\(ownerRel.uppercased())"
                     var ownerColumn = "Z_\(number(ownerEntity))\(otherRel.uppercased())"
                     var otherColumn = "Z_\(number(otherEntity))\(ownerRel.uppercased())"
-                    if !createdJoins.contains(tableName) {
+                    if let known = joinNames[tableName] {
+                        (ownerColumn, otherColumn) = known
+                    } else {
                         // Column names are unique per entity: a repeat gets a digit suffix.
                         otherColumn = uniqueJoinColumn(otherColumn, entity: otherEntity, used: &joinColumnsUsed)
                         ownerColumn = uniqueJoinColumn(ownerColumn, entity: ownerEntity, used: &joinColumnsUsed)
                         if ownerColumn == otherColumn { otherColumn += "1" }
-                        createdJoins.insert(tableName)
                         let ordered = relationship.isOrdered || inverse.isOrdered
                         var columns = [(ownerColumn, "INTEGER"), (otherColumn, "INTEGER")]
                         if ordered { columns.append(("Z_FOK_" + otherColumn.dropFirst(2), "INTEGER")) }
@@ -376,7 +376,7 @@ final class SQLiteSchema {
                                 ]))
                         joinNames[tableName] = (ownerColumn, otherColumn)
                     }
-                    let (oc, tc) = joinNames[tableName]!
+                    let (oc, tc) = (ownerColumn, otherColumn)
                     let orderColumn = relationship.isOrdered ? "Z_FOK_" + tc.dropFirst(2) : nil
                     storage[relationship.name] =
                         ownerIsThis

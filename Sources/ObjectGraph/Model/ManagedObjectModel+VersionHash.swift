@@ -87,9 +87,9 @@ extension ManagedObjectModel {
     public var versionHashesDigest: String {
         var bytes: [UInt8] = []
         let hashes = entityVersionHashes
-        for name in hashes.keys.sorted(by: Self.codePointOrder) {
+        for (name, hash) in hashes.sorted(by: { Self.codePointOrder($0.key, $1.key) }) {
             bytes += Array(name.utf8)
-            bytes += hashes[name]!
+            bytes += hash
         }
         return SHA2.sha512(bytes).base64EncodedString()
     }

@@ -176,7 +176,7 @@ enum FunctionLibrary {
         if a.isNull || b.isNull { return .null }
         switch (a, b) {
         case (.date(let d), _) where ValueComparison.isNumeric(b) && (op == .add || op == .subtract):
-            let seconds = ValueComparison.double(b)!
+            guard let seconds = ValueComparison.double(b) else { break }
             return .date(d.addingTimeInterval(op == .add ? seconds : -seconds))
         case (.date(let x), .date(let y)) where op == .subtract:
             return .double(x.timeIntervalSince(y))
@@ -208,8 +208,9 @@ enum FunctionLibrary {
             case .power: break
             }
         }
-        let x = ValueComparison.double(a)!
-        let y = ValueComparison.double(b)!
+        guard let x = ValueComparison.double(a), let y = ValueComparison.double(b) else {
+            throw ObjectPredicateError(.invalidArgument, "cannot compute \(a.debugText) \(op.rawValue) \(b.debugText)")
+        }
         switch op {
         case .add: return .double(x + y)
         case .subtract: return .double(x - y)
