@@ -281,6 +281,48 @@ struct CopyAndMigrationTests {
 
     /// A pair whose sides do not both name each other (a to-many naming an inverse that names none: a model warning)
     /// is not checked as a pair, so a copy into SQLite of such a document goes through.
+    @Test func aPairWhoseInverseIsDeclaredOnAnAncestorIsChecked() throws {
+        // Owner.specials → SpecialItem, whose inverse `keeper` is declared on Item, SpecialItem's parent.
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "specials", destination: "SpecialItem", inverse: "keeper", toMany: true)
+                ]),
+            EntityDescription(
+                name: "Item", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "keeper", destination: "Owner", inverse: "specials")]),
+            EntityDescription(name: "SpecialItem", parent: "Item"),
+        ])
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent("ancestor.xml")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        let special = try context.insertNewObject(forEntityName: "SpecialItem")
+        try special.setObject(owner, forKey: "keeper")
+        try context.save()
+        #expect(try owner.objectIDs(forKey: "specials") == [special.objectID])
+        // The owner's `specials` emptied by hand: the special item's `keeper` still names it.
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let edited = try #require(
+            text.range(of: #"name="specials"[^>]* idrefs="[^"]*""#, options: .regularExpression).map { range in
+                text.replacingCharacters(
+                    in: range,
+                    with: String(text[range]).replacingOccurrences(
+                        of: #" idrefs="[^"]*""#, with: "", options: .regularExpression))
+            })
+        let editedURL = folder.appendingPathComponent("ancestor-edited.xml")
+        try edited.write(to: editedURL, atomically: true, encoding: .utf8)
+        let reader = PersistentStoreCoordinator(model: model)
+        let source = try reader.addPersistentStore(type: XMLStore.typeName, url: editedURL)
+        try Self.expectRefusedSQLiteCopy(
+            of: source, in: reader, to: folder.appendingPathComponent("ancestor.sqlite"), saying: "disagree")
+    }
+
     @Test func aHalfDeclaredInverseIsNotCheckedAsAPair() throws {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(
