@@ -203,6 +203,8 @@ public struct BinaryStoreFile: Sendable {
                             }
                             ids.append(try destination(r, entity: Int(entity), key: key))
                         }
+                        // An object named twice is one link (as the XML store reads it).
+                        ids = ids.withoutRepeats()
                         if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toMany(ids)) {
                             snapshot.toMany[name] = ids
                         }

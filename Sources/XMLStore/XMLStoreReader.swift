@@ -368,23 +368,6 @@ struct XMLStoreReader {
             let text: String
         }
 
-        /// `refs` with each id's repeats left out, in the order of first appearance (a short list is compared pair by
-        /// pair; a long one through a set).
-        static func withoutRepeats(_ refs: [Int64]) -> [Int64] {
-            if refs.count <= 16 {
-                var repeats = false
-                search: for i in 1..<refs.count {
-                    for j in 0..<i where refs[j] == refs[i] {
-                        repeats = true
-                        break search
-                    }
-                }
-                if !repeats { return refs }
-            }
-            var seen = Set<Int64>(minimumCapacity: refs.count)
-            return refs.filter { seen.insert($0).inserted }
-        }
-
         /// Parses `z1 z2 z3` straight from libxml2's buffer; the bad token on failure.
         static func parseRefs(_ pointer: UnsafePointer<xmlChar>) -> Result<[Int64], BadToken> {
             func isSpace(_ c: xmlChar) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
@@ -482,7 +465,7 @@ struct XMLStoreReader {
                     }
                     if let parsed { refs = try parsed.get() }
                     // A to-many is a set (ordered or not): an id given twice is one link.
-                    if refs.count > 1 { refs = Self.withoutRepeats(refs) }
+                    refs = refs.withoutRepeats()
                     if !isEmptyElement { try skipElement() }
                     object.relationships.append(.init(name: name, type: type, destination: destination, refs: refs))
                 default:

@@ -246,16 +246,7 @@ struct CorruptStoreTests {
         let at = try #require(
             (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
         bytes[at + 3] = 0xFF
-        // The checksum (CRC-32 of header and body) made right again, 12 bytes from the end.
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes[..<(bytes.count - 28)] {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-        }
-        withUnsafeBytes(of: (~crc).littleEndian) {
-            bytes.replaceSubrange((bytes.count - 12)..<(bytes.count - 8), with: $0)
-        }
-        try Data(bytes).write(to: url)
+        try Data(Self.checksummed(bytes)).write(to: url)
         let reader = PersistentStoreCoordinator(model: model)
         do {
             try reader.addPersistentStore(type: "Binary", url: url)
@@ -268,5 +259,62 @@ struct CorruptStoreTests {
             #expect("\(error)".contains("not UTF-8"), "\(error)")
             #expect("\(error)".contains("note.binary:offset"), "\(error)")
         }
+    }
+
+    /// A binary document's bytes with its checksum (CRC-32 of header and body, 12 bytes from the end) made right
+    /// again after damage the checksum would otherwise catch.
+    static func checksummed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes[..<(bytes.count - 28)] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        withUnsafeBytes(of: (~crc).littleEndian) {
+            bytes.replaceSubrange((bytes.count - 12)..<(bytes.count - 8), with: $0)
+        }
+        return bytes
+    }
+
+    /// A binary document whose to-many names one object twice (written by hand) holds one link, as the XML store
+    /// reads a repeated id: a copy into any store then keeps the links the document has.
+    @Test func anObjectNamedTwiceInABinaryToManyIsOneLink() throws {
+        BinaryStore.register()
+        XMLStore.register()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Owner", relationships: [RelationshipDescription(name: "tags", destination: "Tag", toMany: true)]),
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent("twice.binary")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "Binary", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        let tags = try (0..<2).map { _ in try context.insertNewObject(forEntityName: "Tag") }
+        try owner.setObjects(tags, forKey: "tags")
+        try context.save()
+        // The to-many as written: a count of 2, then (entity, key) for keys 1 and 2; the second made key 1.
+        var bytes = [UInt8](try Data(contentsOf: url))
+        func isTheToMany(_ i: Int) -> Bool {
+            let run: [UInt8] = Array(bytes[i..<i + 5])
+            return run[0] == 2 && run[2] == 1 && run[4] == 2 && run[1] == run[3]
+        }
+        let at = try #require((0..<(bytes.count - 5)).first(where: isTheToMany))
+        bytes[at + 4] = 1
+        try Data(Self.checksummed(bytes)).write(to: url)
+        let reader = PersistentStoreCoordinator(model: model)
+        let store = try reader.addPersistentStore(type: "Binary", url: url)
+        let readContext = ManagedObjectContext(coordinator: reader)
+        let read = try #require(try readContext.fetch(FetchRequest(entityName: "Owner")).first)
+        #expect(try read.objectIDs(forKey: "tags").map(\.primaryKey) == [1])
+        let copy = folder.appendingPathComponent("twice.xml")
+        try reader.writeCopy(of: store, to: copy, type: "XML")
+        let again = PersistentStoreCoordinator(model: model)
+        try again.addPersistentStore(type: "XML", url: copy)
+        let copyContext = ManagedObjectContext(coordinator: again)
+        let copied = try #require(try copyContext.fetch(FetchRequest(entityName: "Owner")).first)
+        #expect(try copied.objectIDs(forKey: "tags").count == 1)
     }
 }
