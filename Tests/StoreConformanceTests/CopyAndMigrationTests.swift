@@ -295,12 +295,7 @@ struct CopyAndMigrationTests {
                 relationships: [RelationshipDescription(name: "keeper", destination: "Owner", inverse: "specials")]),
             EntityDescription(name: "SpecialItem", parent: "Item"),
         ])
-        _ = StoreUnderTest.all  // registers the store types
-        let folder = try Fixtures.temporaryDirectory()
-        let url = folder.appendingPathComponent("ancestor.xml")
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let (folder, url, context) = try Self.newXMLDocument(model, named: "ancestor.xml")
         let owner = try context.insertNewObject(forEntityName: "Owner")
         let special = try context.insertNewObject(forEntityName: "SpecialItem")
         try special.setObject(owner, forKey: "keeper")
@@ -409,12 +404,7 @@ struct CopyAndMigrationTests {
     /// link — a to-many is a set — so every copy holds the same links as the document.
     @Test func anIdGivenTwiceInAToManyIsOneLink() throws {
         let model = try Self.ownerTagModel()
-        _ = StoreUnderTest.all  // registers the store types
-        let folder = try Fixtures.temporaryDirectory()
-        let url = folder.appendingPathComponent("twice.xml")
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let (folder, url, context) = try Self.newXMLDocument(model, named: "twice.xml")
         let owner = try context.insertNewObject(forEntityName: "Owner")
         let first = try context.insertNewObject(forEntityName: "Tag")
         let second = try context.insertNewObject(forEntityName: "Tag")
@@ -431,6 +421,18 @@ struct CopyAndMigrationTests {
         let read = try #require(try readContext.fetch(FetchRequest(entityName: "Owner")).first)
         #expect(try read.objectIDs(forKey: "tags").count == 2)
         _ = try reader.writeCopy(of: store, to: folder.appendingPathComponent("twice.sqlite"), type: "SQLite")
+    }
+
+    /// A new XML document of `model` called `name` in a folder of its own, and a context on it.
+    static func newXMLDocument(_ model: ManagedObjectModel, named name: String) throws -> (
+        folder: URL, url: URL, context: ManagedObjectContext
+    ) {
+        _ = StoreUnderTest.all  // registers the store types
+        let folder = try Fixtures.temporaryDirectory()
+        let url = folder.appendingPathComponent(name)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: XMLStore.typeName, url: url)
+        return (folder, url, ManagedObjectContext(coordinator: coordinator))
     }
 
     /// Owners with `tags`, a to-many without an inverse, and tags.
