@@ -203,11 +203,8 @@ public struct BinaryStoreFile: Sendable {
                             }
                             ids.append(try destination(r, entity: Int(entity), key: key))
                         }
-                        // An object named twice is one link (as the XML store reads it); keys that only grow (as
-                        // docutil writes an unordered to-many's) cannot repeat, and are not hashed.
-                        if zip(ids, ids.dropFirst()).contains(where: { $0.primaryKey >= $1.primaryKey }) {
-                            ids = ids.withoutRepeats()
-                        }
+                        // An object named twice is one link (as the XML store reads it).
+                        ids = ids.withoutRepeats(by: \.primaryKey)
                         if !snapshot.setRelationship(atSlot: relationshipSlots[r], .toMany(ids)) {
                             snapshot.toMany[name] = ids
                         }

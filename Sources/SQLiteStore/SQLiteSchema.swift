@@ -249,12 +249,11 @@ final class SQLiteSchema {
                 for relationship in entity.relationships
                 where relationship.isToMany && !relationship.isTransient && model.inverse(of: relationship) == nil {
                     guard let index = hierarchy.firstIndex(of: relationship.destinationEntityName) else { continue }
-                    let column = "Z\(number(entity.name))\(relationship.name.uppercased())"
+                    let (column, order) = hiddenKeyColumns(relationship, declaredOn: entity.name)
                     guard used.insert(column).inserted else { continue }
                     hiddenKeys.append(column)
                     ranked.append((0, index, 1, column, [(column, "INTEGER")]))
-                    if relationship.isOrdered {
-                        let order = "Z_FOK_" + column.dropFirst()
+                    if let order {
                         used.insert(order)
                         ranked.append((0, index, 2, order, [(order, "INTEGER")]))
                     }
@@ -333,6 +332,15 @@ final class SQLiteSchema {
         buildToMany()
     }
 
+    /// The key a to-many without an inverse, declared on `entity`, keeps on its destination's rows (`Z<n><NAME>`), and
+    /// its order column when ordered (`Z_FOK_<n><NAME>`, as a one-to-many's `Z_FOK_` sits beside its foreign key).
+    private func hiddenKeyColumns(_ relationship: RelationshipDescription, declaredOn entity: String) -> (
+        key: String, order: String?
+    ) {
+        let key = "Z\(number(entity))\(relationship.name.uppercased())"
+        return (key, relationship.isOrdered ? "Z_FOK_" + key.dropFirst() : nil)
+    }
+
     private func buildToMany() {
         var joinColumnsUsed: [String: Set<String>] = [:]
         for entity in model.entities.sorted(by: { number($0.name) < number($1.name) }) {
@@ -385,12 +393,10 @@ final class SQLiteSchema {
                         : .joinTable(
                             table: tableName, sourceColumn: tc, destinationColumn: oc, orderColumn: orderColumn)
                 } else {
-                    let declaring = declaringEntity(of: relationship.name, from: entity.name)
-                    let column = "Z\(number(declaring))\(relationship.name.uppercased())"
-                    let order = relationship.isOrdered ? "Z_FOK_" + column.dropFirst() : nil
+                    let (column, order) = hiddenKeyColumns(
+                        relationship, declaredOn: declaringEntity(of: relationship.name, from: entity.name))
                     storage[relationship.name] = .hiddenKey(
                         table: rawTable(of: destination), column: column, orderColumn: order)
-
                 }
             }
             toManyStorage[entity.name] = storage

@@ -506,18 +506,10 @@ extension SQLiteStore {
             let still = try database.query("SELECT 1 FROM \(table) WHERE Z_PK = ?", [.integer(id.primaryKey)])
             if !still.isEmpty { return false }
         }
-        let q = SQLiteSchema.q
-        for (_, storage) in schema.toManyStorage[id.entityName] ?? [:] {
-            switch storage {
-            case .joinTable(let table, let source, _, _):
-                try database.run("DELETE FROM \(q(table)) WHERE \(q(source)) = ?", [.integer(id.primaryKey)])
-            case .hiddenKey(let table, let column, let order):
-                try database.run(
-                    "UPDATE \(q(table)) SET \(q(column)) = NULL\(order.map { ", \(q($0)) = NULL" } ?? "") WHERE \(q(column)) = ?",
-                    [.integer(id.primaryKey)])
-            case .inverseKey:
-                break
-            }
+        // Its join-table rows and the keys its inverse-less to-manys hold on their destinations go with it (what a
+        // save runs before writing an owner's links; a one-to-many's key is the destination's own to-one).
+        for name in (schema.toManyStorage[id.entityName] ?? [:]).keys {
+            if let clear = toManySQL(id.entityName, name)?.clear { try database.run(clear, [.integer(id.primaryKey)]) }
         }
         return true
     }

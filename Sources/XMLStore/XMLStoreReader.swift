@@ -464,9 +464,8 @@ struct XMLStoreReader {
                         }
                     }
                     if let parsed { refs = try parsed.get() }
-                    // A to-many is a set (ordered or not): an id given twice is one link. Ids that only grow (as
-                    // files list an unordered to-many's) cannot repeat, and are not hashed.
-                    if zip(refs, refs.dropFirst()).contains(where: { $0 >= $1 }) { refs = refs.withoutRepeats() }
+                    // A to-many is a set (ordered or not): an id given twice is one link.
+                    refs = refs.withoutRepeats(by: \.self)
                     if !isEmptyElement { try skipElement() }
                     object.relationships.append(.init(name: name, type: type, destination: destination, refs: refs))
                 default:
