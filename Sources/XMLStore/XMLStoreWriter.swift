@@ -73,7 +73,13 @@ struct XMLStoreWriter {
         let ordered = snapshots.indices.sorted {
             snapshots[$0].objectID.primaryKey < snapshots[$1].objectID.primaryKey
         }
-        for index in ordered { try writeObject(snapshots[index], key: \.primaryKey, to: sink) }
+        // Made the first time a relationship names an object of an entity other than its destination.
+        var objects: Set<ManagedObjectID>?
+        let holds = { (id: ManagedObjectID) -> Bool in
+            if objects == nil { objects = Set(snapshots.lazy.map(\.objectID)) }
+            return objects?.contains(id) ?? false
+        }
+        for index in ordered { try writeObject(snapshots[index], key: \.primaryKey, holds: holds, to: sink) }
         try writeEnd(to: sink)
     }
 
@@ -94,7 +100,7 @@ struct XMLStoreWriter {
                         .unsupported, "\(snapshot.objectID) came after key \(last): a stream must be in id order")
                 }
                 last = key
-                try writeObject(snapshot, key: stream.key, to: sink)
+                try writeObject(snapshot, key: stream.key, holds: stream.holds, to: sink)
             }
             written += batch.count
         }
@@ -151,8 +157,14 @@ struct XMLStoreWriter {
 
     /// One `<object>`, each object named by `key`; the text goes to the file a megabyte at a time, so a large store is
     /// never held whole as text.
+    ///
+    /// A document names a relationship's destination by its key alone, and reads a key no object has as an object of
+    /// the relationship's destination entity: a reference to a missing object of a sub-entity (whose row another store
+    /// kept after it was deleted) would come back as another entity's, so it is refused (`holds` says which objects
+    /// are written; without it, every reference is taken to name one).
     private mutating func writeObject(
-        _ snapshot: ObjectSnapshot, key: (ManagedObjectID) throws(StoreError) -> Int64, to sink: AtomicFileWriter.Sink
+        _ snapshot: ObjectSnapshot, key: (ManagedObjectID) throws(StoreError) -> Int64,
+        holds: ((ManagedObjectID) -> Bool)?, to sink: AtomicFileWriter.Sink
     ) throws(StoreError) {
         let entityName = snapshot.objectID.entityName
         let plan: EntityPlan
@@ -222,6 +234,12 @@ struct XMLStoreWriter {
             if !ids.isEmpty {
                 append(" idrefs=\"")
                 for (i, id) in ids.enumerated() {
+                    if id.entityName != relationship.destinationEntityName, let holds, !holds(id) {
+                        throw StoreError(
+                            .unsupported,
+                            "\(snapshot.objectID).\(relationship.name) names \(id), which is not in the store: an XML document can name a missing object only as a \(relationship.destinationEntityName), so it would come back as one; not written (the binary and SQLite stores keep it; set the relationship to an object that is there first)"
+                        )
+                    }
                     let written = try key(id)
                     // An id the file could not hold would make a document that does not open again.
                     guard written > 0 else {

@@ -195,4 +195,65 @@ struct DanglingKeyTests {
         let keys = Set(seen.map(\.primaryKey))
         #expect(added.allSatisfy { !keys.contains($0.objectID.primaryKey) })
     }
+
+    @Test(arguments: DestinationTests.fileStores.filter { $0.type != "XML" }, [false, true])
+    func aCopyIntoXMLRefusesAReferenceToAMissingObjectOfASubEntity(store: StoreUnderTest, streamed: Bool) throws {
+        // An item sees a special item that is then deleted: the store keeps the reference (a SpecialItem). An XML
+        // document names a missing object by its key alone and reads it back as an Item, so the copy is refused
+        // rather than change what the reference names; nothing is written.
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("items.\(store.fileExtension ?? "")")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        let added = try coordinator.addPersistentStore(type: store.type, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let item = try context.insertNewObject(forEntityName: "Item")
+        let special = try context.insertNewObject(forEntityName: "SpecialItem")
+        let other = try context.insertNewObject(forEntityName: "SpecialItem")
+        try item.setObject(special, forKey: "seeAlso")
+        try other.setObject(item, forKey: "seeAlso")
+        try context.save()
+        let gone = special.objectID
+        context.delete(special)
+        try context.save()
+        let copyURL = try Fixtures.temporaryDirectory().appendingPathComponent("copy.xml")
+        do {
+            if streamed {
+                try coordinator.exportCopy(of: added, to: copyURL, type: "XML")
+            } else {
+                try coordinator.writeCopy(of: added, to: copyURL, type: "XML")
+            }
+            Issue.record("\(store), streamed \(streamed): the copy was written")
+        } catch {
+            #expect("\(error)".contains(gone.uriString), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: copyURL.path))
+        // A reference to an object that is there, of a sub-entity, is copied as it is.
+        try item.setObject(other, forKey: "seeAlso")
+        try context.save()
+        try coordinator.writeCopy(of: added, to: copyURL, type: "XML")
+        let reader = PersistentStoreCoordinator(model: try Catalog.model())
+        try reader.addPersistentStore(type: "XML", url: copyURL)
+        let copyContext = ManagedObjectContext(coordinator: reader)
+        let copied = try copyContext.fetch(FetchRequest(entityName: "Item"))
+        let plain = try #require(copied.first { $0.entityName == "Item" })
+        #expect(try plain.objectIDs(forKey: "seeAlso").map(\.entityName) == ["SpecialItem"])
+    }
+
+    @Test
+    func anXMLDocumentRefusesToSaveAReferenceToADeletedObjectOfASubEntity() throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("items.xml")
+        let coordinator = PersistentStoreCoordinator(model: try Catalog.model())
+        try coordinator.addPersistentStore(type: "XML", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let item = try context.insertNewObject(forEntityName: "Item")
+        let special = try context.insertNewObject(forEntityName: "SpecialItem")
+        try item.setObject(special, forKey: "seeAlso")
+        try context.save()
+        let before = try Data(contentsOf: url)
+        context.delete(special)
+        #expect(throws: (any Error).self) { try context.save() }
+        #expect(try Data(contentsOf: url) == before)
+        // Pointed elsewhere first, the deletion saves.
+        try item.setObject(nil, forKey: "seeAlso")
+        try context.save()
+    }
 }

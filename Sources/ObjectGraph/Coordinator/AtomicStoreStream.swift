@@ -18,6 +18,9 @@ public struct AtomicStoreStream {
     /// The key an object has in the written store, for the objects the stream gives and the objects their
     /// relationships point to (a copy that renumbers keys says so here instead of making new IDs for every reference).
     public var key: (ManagedObjectID) throws(StoreError) -> Int64
+    /// Whether the stream gives an object (so that a store can tell a relationship naming one from one naming an
+    /// object that is not there); `nil` when the stream cannot say.
+    public var holds: ((ManagedObjectID) -> Bool)?
 
     /// A stream of a store's objects.
     /// - Parameters:
@@ -27,11 +30,12 @@ public struct AtomicStoreStream {
     ///   - count: how many objects there are.
     ///   - counts: how many of each entity.
     ///   - key: the key an object has in the written store (by default its own).
+    ///   - holds: whether the stream gives an object, when it can say.
     ///   - next: gives the next batch, in the store's order, or `nil` at the end.
     public init(
         identifier: String, metadata: [String: PropertyList], highestKey: Int64, count: Int, counts: [String: Int],
         key: @escaping (ManagedObjectID) throws(StoreError) -> Int64 = { $0.primaryKey },
-        next: @escaping () throws(StoreError) -> [ObjectSnapshot]?
+        holds: ((ManagedObjectID) -> Bool)? = nil, next: @escaping () throws(StoreError) -> [ObjectSnapshot]?
     ) {
         self.identifier = identifier
         self.metadata = metadata
@@ -39,6 +43,7 @@ public struct AtomicStoreStream {
         self.count = count
         self.counts = counts
         self.key = key
+        self.holds = holds
         self.next = next
     }
 }

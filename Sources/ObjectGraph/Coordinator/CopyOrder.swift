@@ -115,6 +115,12 @@ struct CopyOrder {
         return try missingKeys.key(of: id)
     }
 
+    /// Whether the copy holds the object `id`.
+    func holds(_ id: ManagedObjectID) -> Bool {
+        guard let entity = index[id.entityName] else { return false }
+        return Self.place(of: id.primaryKey, in: keys[entity]) != nil
+    }
+
     /// Keys for references to objects not in the copy.
     private var missingKeys: MissingKeys {
         if let bases { return MissingKeys(renumberedAfter: bases.first ?? 0, count: Int64(count)) }

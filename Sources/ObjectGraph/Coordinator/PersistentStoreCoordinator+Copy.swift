@@ -265,7 +265,7 @@ extension PersistentStoreCoordinator {
         var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
         let stream = AtomicStoreStream(
             identifier: source.identifier, metadata: target.metadata, highestKey: order.highestKey,
-            count: order.count, counts: order.counts, key: order.newKey
+            count: order.count, counts: order.counts, key: order.newKey, holds: order.holds
         ) { () throws(StoreError) -> [ObjectSnapshot]? in
             guard position < order.count else { return nil }
             let ids = order.objectIDs(from: position, upTo: 1_000)
