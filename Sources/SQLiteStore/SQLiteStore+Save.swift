@@ -179,39 +179,53 @@ extension SQLiteStore {
     ) throws(SQLiteStoreError) {
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
-        for source in plan {
-            switch source {
-            case .attribute(let name, let slot, let column, let external):
-                if let keys, !keys.contains(name) { continue }
-                let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
-                if !value.isNull, let layout, slot < layout.attributeTypes.count,
-                    layout.attributeTypes[slot] == .undefined
-                {
-                    // A column read back by its attribute's type has none for an Undefined attribute.
-                    throw SQLiteStoreError(
-                        .unsupported, path: database.path,
-                        "\(snapshot.objectID.entityName).\(name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
-                    )
-                }
-                let encoded = SQLiteValueCoding.encode(value, external: external)
-                try checkStorable(value, encoded, snapshot, name)
-                body(column, encoded)
-            case .composite(let name, let members):
-                if let keys, !keys.contains(name) { continue }
-                let value = snapshot[attribute: name]
-                for member in members {
-                    let memberValue = Self.member(value, member.path[...])
-                    let encoded = SQLiteValueCoding.encode(memberValue)
-                    try checkStorable(
-                        memberValue, encoded, snapshot, "\(name).\(member.path.joined(separator: "."))")
-                    body(member.column, encoded)
-                }
-            case .toOne(let name, let column, let entityColumn):
-                if let keys, !keys.contains(name) { continue }
-                let destination = snapshot[toOne: name] ?? nil
-                body(column, destination.map { .integer($0.primaryKey) } ?? .null)
-                if let entityColumn {
-                    body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
+        let links = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
+        // Through a buffer: each source is read where it is, not copied (and its strings retained) per row.
+        try plan.withUnsafeBufferPointer { (plan) throws(SQLiteStoreError) in
+            for i in plan.indices {
+                switch plan[i] {
+                case .attribute(let name, let slot, let column, let external):
+                    if let keys, !keys.contains(name) { continue }
+                    let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
+                    if !value.isNull, let layout, slot < layout.attributeTypes.count,
+                        layout.attributeTypes[slot] == .undefined
+                    {
+                        // A column read back by its attribute's type has none for an Undefined attribute.
+                        throw SQLiteStoreError(
+                            .unsupported, path: database.path,
+                            "\(snapshot.objectID.entityName).\(name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+                        )
+                    }
+                    let encoded = SQLiteValueCoding.encode(value, external: external)
+                    try checkStorable(value, encoded, snapshot, name)
+                    body(column, encoded)
+                case .composite(let name, let members):
+                    if let keys, !keys.contains(name) { continue }
+                    let value = snapshot[attribute: name]
+                    for member in members {
+                        let memberValue = Self.member(value, member.path[...])
+                        let encoded = SQLiteValueCoding.encode(memberValue)
+                        try checkStorable(
+                            memberValue, encoded, snapshot, "\(name).\(member.path.joined(separator: "."))")
+                        body(member.column, encoded)
+                    }
+                case .toOne(let name, let slot, let column, let entityColumn):
+                    if let keys, !keys.contains(name) { continue }
+                    let destination: ManagedObjectID?
+                    if let links {
+                        // As `snapshot[toOne:]` reads it: no destination unless the slot holds one.
+                        if slot < links.count, case .toOne(let id) = links[slot] {
+                            destination = id
+                        } else {
+                            destination = nil
+                        }
+                    } else {
+                        destination = snapshot[toOne: name] ?? nil
+                    }
+                    body(column, destination.map { .integer($0.primaryKey) } ?? .null)
+                    if let entityColumn {
+                        body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
+                    }
                 }
             }
         }
@@ -287,9 +301,12 @@ extension SQLiteStore {
                             external: attribute.allowsExternalBinaryDataStorage))
                 }
             }
-            for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
+            for (slot, relationship) in layout.relationships.enumerated()
+            where !relationship.isToMany && !relationship.isTransient {
                 guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
-                plan.append(.toOne(name: relationship.name, column: column.column, entityColumn: column.entityColumn))
+                plan.append(
+                    .toOne(
+                        name: relationship.name, slot: slot, column: column.column, entityColumn: column.entityColumn))
             }
         }
         columnPlans[entityName] = plan
@@ -341,7 +358,7 @@ extension SQLiteStore {
             switch source {
             case .attribute(_, _, let column, _): names.append(column)
             case .composite(_, let members): names += members.map(\.column)
-            case .toOne(_, let column, let entityColumn):
+            case .toOne(_, _, let column, let entityColumn):
                 names.append(column)
                 if let entityColumn { names.append(entityColumn) }
             }
@@ -547,5 +564,5 @@ struct ToManySQL {
 enum ColumnSource {
     case attribute(name: String, slot: Int, column: String, external: Bool)
     case composite(name: String, members: [(column: String, path: [String])])
-    case toOne(name: String, column: String, entityColumn: String?)
+    case toOne(name: String, slot: Int, column: String, entityColumn: String?)
 }

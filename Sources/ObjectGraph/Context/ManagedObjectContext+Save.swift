@@ -150,23 +150,30 @@ extension ManagedObjectContext {
         // list: nothing looked up or copied by name per object.
         var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
         for (i, _, _) in layout.storedAttributes { values[i] = try object.attributeValue(at: i) }
-        var snapshot = ObjectSnapshot(objectID: object.objectID, version: version, layout: layout, values: values)
-        for (i, name, isToMany) in layout.storedRelationships {
-            try put(name, isToMany: isToMany, at: i, of: object, into: &snapshot)
+        var relationships = [RelationshipSlotValue](repeating: .absent, count: layout.relationships.count)
+        for (i, _, isToMany) in layout.storedRelationships {
+            relationships[i] = try slotValue(isToMany: isToMany, at: i, of: object)
         }
-        return snapshot
+        return ObjectSnapshot(
+            objectID: object.objectID, version: version, layout: layout, values: values, relationships: relationships)
+    }
+
+    /// What a snapshot holds of relationship `i` of `object`: its destinations that are not deleted.
+    private func slotValue(isToMany: Bool, at i: Int, of object: ManagedObject) throws(ObjectGraphError)
+        -> RelationshipSlotValue
+    {
+        if isToMany { return .toMany(try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(\.objectID)) }
+        // Kept as a key with no destination (`.some(nil)`), not left out: an update writes it.
+        return .toOne(try object.toOneObject(at: i).flatMap { $0.isDeleted ? nil : $0.objectID })
     }
 
     private func put(
         _ name: String, isToMany: Bool, at i: Int, of object: ManagedObject, into snapshot: inout ObjectSnapshot
     ) throws(ObjectGraphError) {
-        if isToMany {
-            snapshot.toMany[name] = try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(\.objectID)
-        } else {
-            let destination = try object.toOneObject(at: i)
-            // Kept as a key with no destination (`.some(nil)`), not left out: an update writes it.
-            let id: ManagedObjectID? = destination.flatMap { $0.isDeleted ? nil : $0.objectID }
-            snapshot.toOne[name] = .some(id)
+        switch try slotValue(isToMany: isToMany, at: i, of: object) {
+        case .toMany(let ids): snapshot.toMany[name] = ids
+        case .toOne(let id): snapshot.toOne[name] = .some(id)
+        case .absent, .toManyFault: break
         }
     }
 

@@ -345,7 +345,7 @@ public final class ManagedObjectContext {
         object.managedObjectContext = self
         addInserted(object)
         event.inserted.insert(object)
-        registerUndo(self) { context in context.undoInsert(object) }
+        if recordsUndo { registerUndo(self) { context in context.undoInsert(object) } }
     }
 
     /// Undoes an insert: an unsaved object leaves the context; a saved one is deleted.
@@ -362,7 +362,7 @@ public final class ManagedObjectContext {
         removeInserted(object)
         event.inserted.remove(object)
         object.flags.remove(.inserted)
-        registerUndo(self) { context in context.register(inserted: object) }
+        if recordsUndo { registerUndo(self) { context in context.register(inserted: object) } }
     }
 
     /// Deletes an object. Delete rules run at the end of the event (``processPendingChanges()``); the store forgets
@@ -392,7 +392,7 @@ public final class ManagedObjectContext {
         updated.remove(object)
         event.deleted.insert(object)
         if propagate { pendingDeletes.append(object) }
-        registerUndo(self) { context in context.undelete(object) }
+        if recordsUndo { registerUndo(self) { context in context.undelete(object) } }
     }
 
     private func undelete(_ object: ManagedObject) {
@@ -506,9 +506,13 @@ public final class ManagedObjectContext {
         return keys
     }
 
+    /// Whether changes are recorded for undo now (there is an undo manager and the context is not merging). Callers
+    /// ask before they make an undo action, so that a context without undo makes none (one allocation per change).
+    var recordsUndo: Bool { undoManager != nil && !isMerging }
+
     /// Registers an undo action for a change to `target`.
     func registerUndo<Target: AnyObject>(_ target: Target, _ handler: @escaping (Target) -> Void) {
-        guard let undoManager, !isMerging else { return }
+        guard recordsUndo, let undoManager else { return }
         undoManager.registerUndo(withTarget: target, handler: handler)
     }
 

@@ -142,8 +142,10 @@ extension ManagedObject {
         if old === newValue { return }
         if let context = managedObjectContext {
             context.willChange(self, relationship: index)
-            context.registerUndo(self) { object in
-                object.undoing { () throws(ObjectGraphError) in try object.rawSetToOne(index, old) }
+            if context.recordsUndo {
+                context.registerUndo(self) { object in
+                    object.undoing { () throws(ObjectGraphError) in try object.rawSetToOne(index, old) }
+                }
             }
         }
         relationshipSlots[index] = .toOne(newValue)
@@ -159,8 +161,10 @@ extension ManagedObject {
         guard case .toMany(var collection) = relationshipSlots[index], !collection.contains(object) else { return }
         if let context = managedObjectContext {
             context.willChange(self, relationship: index)
-            context.registerUndo(self) { owner in
-                owner.undoing { () throws(ObjectGraphError) in try owner.rawRemoveFromMany(index, object) }
+            if context.recordsUndo {
+                context.registerUndo(self) { owner in
+                    owner.undoing { () throws(ObjectGraphError) in try owner.rawRemoveFromMany(index, object) }
+                }
             }
         }
         relationshipSlots[index] = .unresolvedToOne(nil)  // release the array so the append does not copy it
@@ -179,7 +183,7 @@ extension ManagedObject {
         let ordered = entity.relationships[index].isOrdered
         let position = collection.remove(object, keepingOrder: ordered)
         relationshipSlots[index] = .toMany(collection)
-        if let context = managedObjectContext, let position {
+        if let context = managedObjectContext, let position, context.recordsUndo {
             context.registerUndo(self) { owner in
                 owner.undoing { () throws(ObjectGraphError) in
                     try owner.rawInsertIntoMany(index, object, at: ordered ? position : nil)

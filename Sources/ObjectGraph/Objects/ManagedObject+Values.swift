@@ -416,8 +416,12 @@ extension ManagedObject {
         let context = tracked ? managedObjectContext : nil
         if let context {
             context.willChange(self)
-            context.registerUndo(self) { object in
-                object.undoing { () throws(ObjectGraphError) in try object.setAttribute(at: index, old, tracked: true) }
+            if context.recordsUndo {
+                context.registerUndo(self) { object in
+                    object.undoing { () throws(ObjectGraphError) in
+                        try object.setAttribute(at: index, old, tracked: true)
+                    }
+                }
             }
         }
         if let raw = rawValue(at: index), raw == old {
