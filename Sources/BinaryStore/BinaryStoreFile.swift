@@ -175,7 +175,7 @@ public struct BinaryStoreFile: Sendable {
                 }
                 let id = ManagedObjectID(
                     entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key))
-                var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+                var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
                 let bitmap = try cursor.take((attributes.count + 7) / 8)
                 for (i, attribute) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
@@ -189,7 +189,7 @@ public struct BinaryStoreFile: Sendable {
                 // Relationships by slot: those the file does not hold stay absent.
                 var snapshot = ObjectSnapshot(
                     objectID: id, version: Int64(version), layout: layout, values: values,
-                    relationships: Array(repeating: .absent, count: layout.relationships.count))
+                    relationships: .filled(with: .absent, count: layout.relationships.count))
                 for (r, (name, _)) in header.relationships.enumerated() {
                     if toMany[r] {
                         let count = try cursor.count()

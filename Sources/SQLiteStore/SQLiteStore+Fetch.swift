@@ -367,7 +367,7 @@ extension SQLiteStore {
                 recent = Array(repeating: nil, count: made.toOnes.count)
             }
             // Values go straight into the entity's slots (no dictionary by name).
-            var values = [AttributeValue](repeating: .null, count: plan.layout.attributes.count)
+            var values = [AttributeValue].filled(with: .null, count: plan.layout.attributes.count)
             var rawKeys: Set<String> = []
             // Read through a buffer: an attribute's fields are used in place, not copied (and retained) per row.
             try plan.attributes.withUnsafeBufferPointer { (attributes) throws(SQLiteStoreError) in
@@ -403,7 +403,10 @@ extension SQLiteStore {
                     values[attributes[a].slot] = value
                 }
             }
-            var relationships = plan.relationships
+            // A new buffer filled from the plan's (not the plan's copied on first write: see `Array.filled`).
+            var relationships: [RelationshipSlotValue] = []
+            relationships.reserveCapacity(plan.relationships.count)
+            for value in plan.relationships { relationships.append(value) }
             for (n, toOne) in plan.toOnes.enumerated() {
                 guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else { continue }
                 if let seen = recent[n], sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,

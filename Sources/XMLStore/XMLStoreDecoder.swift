@@ -101,7 +101,7 @@ struct XMLStoreDecoder {
             // Relationships by slot: those the element does not name stay absent.
             var snapshot = ObjectSnapshot(
                 objectID: id, version: 1, layout: layout, values: values,
-                relationships: Array(repeating: .absent, count: layout.relationships.count))
+                relationships: .filled(with: .absent, count: layout.relationships.count))
             for attribute in members {
                 do {
                     try decodeMember(attribute, of: object, entity: entityName, into: &snapshot)
@@ -205,7 +205,7 @@ struct XMLStoreDecoder {
             collected?.append(StoreProblem(object: uri, kind: .value, key: name, detail: error.message))
         }
         let entityName = layout.name
-        var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+        var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
         var members: [RawXMLStore.Attribute] = []
         var order = attributeOrders[ObjectIdentifier(layout)] ?? []
         var orderChanged = false

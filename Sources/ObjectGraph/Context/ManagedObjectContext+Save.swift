@@ -148,9 +148,9 @@ extension ManagedObjectContext {
         let layout = object.entity
         // Values by the entity's slots (transient ones left nil), relationships by the layout's stored-property
         // list: nothing looked up or copied by name per object.
-        var values = [AttributeValue](repeating: .null, count: layout.attributes.count)
+        var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
         for (i, _, _) in layout.storedAttributes { values[i] = try object.attributeValue(at: i) }
-        var relationships = [RelationshipSlotValue](repeating: .absent, count: layout.relationships.count)
+        var relationships = [RelationshipSlotValue].filled(with: .absent, count: layout.relationships.count)
         for (i, _, isToMany) in layout.storedRelationships {
             relationships[i] = try slotValue(isToMany: isToMany, at: i, of: object)
         }

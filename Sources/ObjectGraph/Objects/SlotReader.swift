@@ -63,7 +63,7 @@ package struct SlotReader {
                 return
             }
             // Held by the slots of another layout: by name.
-            current = Array(repeating: .null, count: layout.attributes.count)
+            current = .filled(with: .null, count: layout.attributes.count)
             for (name, slot) in layout.attributeIndex where slot < current.count {
                 current[slot] = snapshot[attribute: name]
             }
