@@ -140,9 +140,17 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             // A fault (the usual case: a fetch): its values go straight into new storage, which is let go again if
             // one does not fit, so the object stays a fault.
             let fresh = AttributeStorage(layout: entity)
-            for i in entity.storedAttributeSlots where i < slotted.count && !slotted[i].isNull {
+            for i in entity.storedAttributeSlots where i < slotted.count {
+                let value = slotted[i]
+                if value.isNull { continue }
+                // A value already in its slot's form (what a store reads) goes in as it is; others are converted.
+                let kind = entity.slots[i].kind
+                if kind != .value, AttributeStorage.fits(value, kind, type: entity.attributeTypes[i]) {
+                    fresh.set(i, value, layout: entity)
+                    continue
+                }
                 do {
-                    fresh.set(i, try entity.converted(slotted[i], forAttributeAt: i), layout: entity)
+                    fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
                 } catch {
                     fresh.free(layout: entity)
                     throw doesNotFit(entity.attributes[i].name, error)
