@@ -237,7 +237,7 @@ struct XMLStoreWriter {
                     if id.entityName != relationship.destinationEntityName, let holds, !holds(id) {
                         throw StoreError(
                             .unsupported,
-                            "\(snapshot.objectID).\(relationship.name) names \(id), which is not in the store: an XML document can name a missing object only as a \(relationship.destinationEntityName), so it would come back as one; not written (the binary and SQLite stores keep it; set the relationship to an object that is there first)"
+                            "\(snapshot.objectID).\(relationship.name) names \(id), which is not in the store: an XML document can name a missing object only as a \(relationship.destinationEntityName), so it would come back as one; not written (a binary store keeps such a link, and a SQLite store a to-one's; set the relationship to an object that is there first)"
                         )
                     }
                     let written = try key(id)
