@@ -35,18 +35,57 @@ extension SQLiteStore {
     /// - Returns: The matching objects' snapshots.
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
     public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
-        guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return [] }
+        var result: [ObjectSnapshot] = []
+        try snapshots(for: request, entityNames: entityNames, expecting: { result.reserveCapacity($0) }) {
+            result.append($0)
+        }
+        return result
+    }
+
+    /// The stored state of the objects a fetch request selects, in its order, handed to `body` as each row is read
+    /// (when SQL expresses the whole predicate and order; otherwise read through their IDs first).
+    /// - Parameters:
+    ///   - request: The fetch request.
+    ///   - entityNames: The entity and the sub-entities to include.
+    ///   - expecting: Told how many rows there will be, when that is cheap to know: for a request without a
+    ///     predicate, a `count(*)` of the table (or of its rows of these entities), at most the request's limit.
+    ///   - body: Called with each matching object's snapshot.
+    /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
+    public func snapshots(
+        for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
+        each body: (ObjectSnapshot) -> Void
+    ) throws(StoreError) {
+        guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return }
         let (sql, bindings, table, complete, sortedInSQL) = selection
         guard complete && (sortedInSQL || request.sortDescriptors.isEmpty) else {
-            return try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+            let snapshots = try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+            expecting(snapshots.count)
+            for snapshot in snapshots { body(snapshot) }
+            return
         }
-        var result: [ObjectSnapshot] = []
         do {
-            try readRows(Self.limited(sql, request, wholly: true), bindings, table: table) { result.append($0) }
+            if request.predicate == nil, let count = try rowCount(of: entityNames) {
+                expecting(request.storeLimit > 0 ? min(count, request.storeLimit) : count)
+            }
+            try readRows(Self.limited(sql, request, wholly: true), bindings, table: table, body)
         } catch {
             throw storeError(error)
         }
-        return result
+    }
+
+    /// How many rows the table of `entityNames` holds of them (all its rows, counted from the b-tree alone, when
+    /// they are every entity the table stores).
+    private func rowCount(of entityNames: [String]) throws(SQLiteStoreError) -> Int? {
+        guard let entity = entityNames.first, let root = schema.entities[entity]?.root else { return nil }
+        let kinds = schema.numbers(of: entityNames)
+        let wholeTable = schema.entities.values.allSatisfy { $0.root != root || kinds.contains($0.number) }
+        var sql = "SELECT count(*) FROM \(schema.table(of: entity))"
+        if !wholeTable { sql += " WHERE Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))" }
+        var count: Int? = nil
+        try database.query(sql) { (statement) throws(SQLiteStoreError) in
+            count = Int(sqlite3_column_int64(statement, 0))
+        }
+        return count
     }
 
     /// A selection's SQL with the rows a context needs (``FetchRequest/storeLimit``) as its `LIMIT`, when SQL selects

@@ -24,27 +24,38 @@ extension ManagedObjectContext {
                 throw .object(error)
             }
         } else {
-            let snapshots: [ObjectSnapshot]
+            // Each object is made and filled as its row is read (the row still in the cache, its snapshot let go at
+            // once), under the coordinator's lock: nothing here calls the coordinator, and `awakeFromFetch` (an
+            // app's code, which may) runs after the read.
+            var failure: ObjectGraphError? = nil
+            var awoken: [ManagedObject] = []
             do {
-                snapshots = try persistentStoreCoordinator.fetchSnapshots(storeRequest)
+                try persistentStoreCoordinator.fetchSnapshots(
+                    storeRequest,
+                    expecting: { count in
+                        results.reserveCapacity(results.count + count)
+                        reserveRegistrations(count)
+                    }
+                ) { snapshot in
+                    guard failure == nil else { return }
+                    do throws(ObjectGraphError) {
+                        let object = try fault(for: snapshot.objectID)
+                        if object.isFault {
+                            try object.fill(from: snapshot)
+                            // A plain object's `awakeFromFetch` does nothing: only a subclass's is remembered.
+                            if type(of: object) != ManagedObject.self { awoken.append(object) }
+                        }
+                        results.append(object)
+                    } catch {
+                        failure = error
+                    }
+                }
             } catch {
                 if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
             }
-            results.reserveCapacity(snapshots.count)
-            reserveRegistrations(snapshots.count)
-            do throws(ObjectGraphError) {
-                for snapshot in snapshots {
-                    let object = try fault(for: snapshot.objectID)
-                    if object.isFault {
-                        try object.fill(from: snapshot)
-                        object.awakeFromFetch()
-                    }
-                    results.append(object)
-                }
-            } catch {
-                throw .object(error)
-            }
+            if let failure { throw .object(failure) }
+            for object in awoken { object.awakeFromFetch() }
         }
         if request.includesPendingChanges, !touched.isEmpty {
             results = try merged(results, touched: touched, request: request)

@@ -13,6 +13,15 @@ public protocol IncrementalStore: PersistentStore {
     /// limit), in as few requests as the store can: a store that selects rows and their values in one statement need
     /// not find the IDs first.
     func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot]
+    /// The same snapshots as ``snapshots(for:entityNames:)``, in the same order, handed to `body` one at a time as
+    /// they are read: a fetch makes each object while its row is still in the cache, and holds no array of every
+    /// row. Before the first, a store that knows cheaply how many there will be says so through `expecting` (a
+    /// hint for making room, never a limit). Both run while the coordinator's lock is held: they must not call the
+    /// coordinator.
+    func snapshots(
+        for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
+        each body: (ObjectSnapshot) -> Void
+    ) throws(StoreError)
     /// The destinations of a to-many relationship the store left as a fault in a snapshot.
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
     /// The destinations of one to-many relationship of many objects (of one entity), in as few requests as the store
@@ -42,6 +51,23 @@ extension IncrementalStore {
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
         try snapshots(for: objectIDs(for: request, entityNames: entityNames))
+    }
+
+    /// Reads the whole array (``snapshots(for:entityNames:)``), says its size, then hands its snapshots over in
+    /// turn; stores that read rows one at a time implement it.
+    /// - Parameters:
+    ///   - request: the fetch request.
+    ///   - entityNames: the entity and the sub-entities to include.
+    ///   - expecting: called once, with the number of snapshots, before the first.
+    ///   - body: called with each matching object's snapshot, in the request's order.
+    /// - Throws: ``StoreError`` when the store cannot be read.
+    public func snapshots(
+        for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
+        each body: (ObjectSnapshot) -> Void
+    ) throws(StoreError) {
+        let snapshots = try snapshots(for: request, entityNames: entityNames)
+        expecting(snapshots.count)
+        for snapshot in snapshots { body(snapshot) }
     }
 
     /// The keys of the objects a fetch of exactly `entityName` finds, sorted; stores that can read the keys alone

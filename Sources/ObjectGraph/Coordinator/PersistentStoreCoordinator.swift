@@ -153,25 +153,58 @@ public final class PersistentStoreCoordinator: Sendable {
         let entityNames =
             request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
         return try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
-            var results: [ObjectSnapshot] = []
             let holding = state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
+            return try Self.sortedSnapshots(request, entityNames: entityNames, from: holding, in: &state)
+        }
+    }
+
+    /// Every matching snapshot of the `holding` stores, merged and (across stores) sorted; called under the lock.
+    private static func sortedSnapshots(
+        _ request: FetchRequest, entityNames: [String], from holding: [StoreEntry], in state: inout CoordinatorState
+    ) throws(StoreError) -> [ObjectSnapshot] {
+        var results: [ObjectSnapshot] = []
+        for entry in holding {
+            let fetched = try entry.fetch(request, entityNames: entityNames, rowCache: &state.rowCache)
+            // The first store's results are taken as they are: appending would copy (and retain) every snapshot.
+            if results.isEmpty { results = fetched } else { results += fetched }
+        }
+        if holding.count > 1, !request.sortDescriptors.isEmpty {
+            let lookupState = state
+            let views = results.map { snapshot in
+                PredicateValue.object(SnapshotView(snapshot) { id in lookupState.snapshot(id) })
+            }
+            do throws(ObjectPredicateError) {
+                results = try request.sortDescriptors.stablySorted(views).map { results[$0] }
+            } catch {
+                throw StoreError(.unsupported, "cannot sort the fetch: \(error.message)")
+            }
+        }
+        return results
+    }
+
+    /// The snapshots ``fetchSnapshots(_:)`` returns, handed to `body` in the same order as a store reads them (from
+    /// one store, or several without a sort; across stores with a sort they are read whole and sorted first), so that
+    /// a fetch need not hold every row at once. `expecting` is told, before a store's first snapshot, how many it will
+    /// hand over when the store knows (a hint for making room). Both run under the coordinator's lock: they must not
+    /// call the coordinator.
+    func fetchSnapshots(
+        _ request: FetchRequest, expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
+    ) throws(StoreError) {
+        let entityNames =
+            request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
+        try state.withLock { (state) throws(StoreError) in
+            let holding = state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
+            guard holding.count <= 1 || request.sortDescriptors.isEmpty else {
+                // Sorting across stores needs every row first.
+                let sorted = try Self.sortedSnapshots(request, entityNames: entityNames, from: holding, in: &state)
+                expecting(sorted.count)
+                for snapshot in sorted { body(snapshot) }
+                return
+            }
             for entry in holding {
-                let fetched = try entry.fetch(request, entityNames: entityNames, rowCache: &state.rowCache)
-                // The first store's results are taken as they are: appending would copy (and retain) every snapshot.
-                if results.isEmpty { results = fetched } else { results += fetched }
+                try entry.fetch(
+                    request, entityNames: entityNames, rowCache: &state.rowCache, expecting: expecting, each: body)
             }
-            if holding.count > 1, !request.sortDescriptors.isEmpty {
-                let lookupState = state
-                let views = results.map { snapshot in
-                    PredicateValue.object(SnapshotView(snapshot) { id in lookupState.snapshot(id) })
-                }
-                do throws(ObjectPredicateError) {
-                    results = try request.sortDescriptors.stablySorted(views).map { results[$0] }
-                } catch {
-                    throw StoreError(.unsupported, "cannot sort the fetch: \(error.message)")
-                }
-            }
-            return results
         }
     }
 

@@ -185,6 +185,52 @@ final class StoreEntry: @unchecked Sendable {
         }
     }
 
+    /// What ``fetch(_:entityNames:rowCache:)`` returns, handed to `body` one snapshot at a time as an incremental
+    /// store reads its rows, after `expecting` is told how many there will be when the store knows. The row cache is
+    /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none.
+    func fetch(
+        _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot],
+        expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
+    ) throws(StoreError) {
+        guard let incremental = store as? any IncrementalStore else {
+            let snapshots = try fetch(request, entityNames: entityNames, rowCache: &rowCache)
+            expecting(snapshots.count)
+            for snapshot in snapshots { body(snapshot) }
+            return
+        }
+        // The rows to cache, held only while they would fit (known at once when the store says how many rows come).
+        var uncached: [ObjectSnapshot] = []
+        var overflowed = false
+        let cached = rowCache
+        try incremental.snapshots(
+            for: request, entityNames: entityNames.filter(self.entityNames.contains),
+            expecting: { count in
+                if count > CoordinatorState.rowCacheLimit { overflowed = true }
+                expecting(count)
+            }
+        ) { fresh in
+            // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
+            if !cached.isEmpty, let known = cached[fresh.objectID] {
+                body(known)
+                return
+            }
+            if !overflowed {
+                if uncached.count < CoordinatorState.rowCacheLimit {
+                    uncached.append(fresh)
+                } else {
+                    overflowed = true
+                    uncached = []
+                }
+            }
+            body(fresh)
+        }
+        if overflowed {
+            rowCache = [:]
+        } else {
+            CoordinatorState.cache(uncached, in: &rowCache)
+        }
+    }
+
     /// The snapshots of `ids` (in that order, missing ones left out): from the row cache, the rest read from the store
     /// in one request and, with `caching`, kept in the cache within its bound (a caller that fills objects from them
     /// at once has no use for the cache, and skips its cost).

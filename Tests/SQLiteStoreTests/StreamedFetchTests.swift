@@ -1,0 +1,147 @@
+import Foundation
+import ObjectGraph
+import TestSupport
+import Testing
+
+@testable import SQLiteStore
+
+/// A SQLite fetch hands each row to the context as it is read, and the context makes and fills the object then and
+/// there, under the coordinator's lock: an app's `awakeFromFetch` (which may use the store) runs after the read, the
+/// row count the store announces beforehand is the number of rows that follow, and the objects are the same as a
+/// fetch through an array of snapshots gives.
+struct StreamedFetchTests {
+    /// Counts the stored items from inside `awakeFromFetch`, which needs the coordinator.
+    final class CountingItem: ManagedObject {
+        nonisolated(unsafe) static var counts: [Int] = []
+        override func awakeFromFetch() {
+            guard let context = managedObjectContext else { return }
+            do {
+                Self.counts.append(try context.count(for: FetchRequest(entityName: "Item")))
+            } catch {
+                Self.counts.append(-1)
+            }
+        }
+    }
+
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "number", type: .integer64),
+                    AttributeDescription(name: "name", type: .string),
+                ]),
+            EntityDescription(
+                name: "SpecialItem", parent: "Item",
+                attributes: [AttributeDescription(name: "flair", type: .string)]),
+        ])
+    }
+
+    /// A store of `items` items and `specials` special items, numbered in turn.
+    static func store(items: Int, specials: Int) throws -> (PersistentStoreCoordinator, SQLiteStore) {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("streamed.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: try model())
+        let store = try #require(
+            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for i in 0..<(items + specials) {
+            let item = try context.insertNewObject(forEntityName: i < items ? "Item" : "SpecialItem")
+            try item.setAttributeValue(.integer64(Int64(i)), forKey: "number")
+            try item.setAttributeValue(.string("item \(i)"), forKey: "name")
+        }
+        try context.save()
+        return (coordinator, store)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func awakeFromFetchMayUseTheStore() throws {
+        let (coordinator, _) = try Self.store(items: 5, specials: 2)
+        coordinator.registerClass(CountingItem.self, forEntityName: "Item")
+        CountingItem.counts = []
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item")
+        request.includesSubentities = false
+        let fetched = try context.fetch(request)
+        #expect(fetched.count == 5)
+        #expect(fetched.allSatisfy { $0 is CountingItem && !$0.isFault })
+        // Each object woke once, after the read, and could ask the store (7 items with the special ones).
+        #expect(CountingItem.counts == [7, 7, 7, 7, 7])
+        // An object already filled is not woken again by a second fetch.
+        _ = try context.fetch(request)
+        #expect(CountingItem.counts.count == 5)
+    }
+
+    @Test func theStoreAnnouncesHowManyRowsFollow() throws {
+        let (_, store) = try Self.store(items: 30, specials: 12)
+        func streamed(_ request: FetchRequest, _ entities: [String]) throws -> (announced: [Int], rows: [Int64]) {
+            var announced: [Int] = []
+            var rows: [Int64] = []
+            try store.snapshots(for: request, entityNames: entities, expecting: { announced.append($0) }) {
+                rows.append($0.objectID.primaryKey)
+            }
+            return (announced, rows)
+        }
+        // Every row of the table, of one entity of it, and limited.
+        let all = try streamed(FetchRequest(entityName: "Item"), ["Item", "SpecialItem"])
+        #expect(all.announced == [42])
+        #expect(all.rows.count == 42)
+        let specials = try streamed(FetchRequest(entityName: "SpecialItem"), ["SpecialItem"])
+        #expect(specials.announced == [12])
+        #expect(specials.rows.count == 12)
+        var plain = FetchRequest(entityName: "Item")
+        plain.includesSubentities = false
+        #expect(try streamed(plain, ["Item"]).announced == [30])
+        var limited = FetchRequest(entityName: "Item")
+        limited.storeLimit = 10
+        let first = try streamed(limited, ["Item", "SpecialItem"])
+        #expect(first.announced == [10])
+        #expect(first.rows == Array(1...10))
+        // A predicate: no count is made (it would cost a second pass); the rows still come.
+        let matching = try streamed(
+            FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number < 4")),
+            ["Item", "SpecialItem"])
+        #expect(matching.announced.isEmpty)
+        #expect(matching.rows == [1, 2, 3, 4])
+        // The array the same reading gives.
+        #expect(
+            try store.snapshots(for: FetchRequest(entityName: "Item"), entityNames: ["Item", "SpecialItem"]).count == 42
+        )
+    }
+
+    @Test func aStreamedFetchGivesEachObjectItsRowAndKeepsUnsavedChanges() throws {
+        let (coordinator, _) = try Self.store(items: 20, specials: 5)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        // One object already filled and changed, one registered as a fault: the fetch keeps the first's change and
+        // fills the second from its row.
+        var first = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number == 3"))
+        first.includesSubentities = false
+        let changed = try #require(try context.fetch(first).first)
+        try changed.setAttributeValue(.string("changed"), forKey: "name")
+        var faults = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number == 24"))
+        faults.returnsObjectsAsFaults = true
+        faults.includesPropertyValues = false
+        let fault = try #require(try context.fetch(faults).first)
+        #expect(fault.isFault)
+        var sorted = FetchRequest(entityName: "Item")
+        sorted.sortDescriptors = [ObjectSortDescriptor(parsing: "-number")]
+        let objects = try context.fetch(sorted)
+        #expect(objects.count == 25)
+        #expect(objects.first === fault && !fault.isFault)
+        #expect(objects.contains { $0 === changed })
+        for object in objects {
+            guard case .integer64(let n) = try object.attributeValue(forKey: "number") else {
+                Issue.record("no number")
+                continue
+            }
+            let name = try object.attributeValue(forKey: "name")
+            #expect(name == .string(n == 3 ? "changed" : "item \(n)"))
+            #expect(object.entityName == (n < 20 ? "Item" : "SpecialItem"))
+        }
+        #expect(
+            try objects.map { object -> Int64 in
+                guard case .integer64(let n) = try object.attributeValue(forKey: "number") else { return -1 }
+                return n
+            } == Array((0..<25).reversed()))
+    }
+}
