@@ -38,6 +38,7 @@ extension SQLiteStore {
         var result: [ObjectSnapshot] = []
         try snapshots(for: request, entityNames: entityNames, expecting: { result.reserveCapacity($0) }) {
             result.append($0)
+            return true
         }
         return result
     }
@@ -49,18 +50,19 @@ extension SQLiteStore {
     ///   - entityNames: The entity and the sub-entities to include.
     ///   - expecting: Told how many rows there will be, when that is cheap to know: for a request without a
     ///     predicate, a `count(*)` of the table (or of its rows of these entities), at most the request's limit.
-    ///   - body: Called with each matching object's snapshot.
+    ///   - body: Called with each matching object's snapshot; returns whether it keeps it (when it does not, the next
+    ///     row is read into the same arrays).
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
     public func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Void
+        each body: (ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return }
         let (sql, bindings, table, complete, sortedInSQL) = selection
         guard complete && (sortedInSQL || request.sortDescriptors.isEmpty) else {
             let snapshots = try snapshots(for: objectIDs(for: request, entityNames: entityNames))
             expecting(snapshots.count)
-            for snapshot in snapshots { body(snapshot) }
+            for snapshot in snapshots { _ = body(snapshot) }
             return
         }
         do {
@@ -218,13 +220,19 @@ extension SQLiteStore {
                         try readRows(
                             "SELECT * FROM \(table) WHERE Z_PK BETWEEN ? AND ?", [.integer(lower), .integer(upper)],
                             table: table, keeping: wanted.contains
-                        ) { snapshot in found[snapshot.objectID] = snapshot }
+                        ) { snapshot in
+                            found[snapshot.objectID] = snapshot
+                            return true
+                        }
                     case .list(let keys):
                         let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
                         try readRows(
                             "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", keys.map { .integer($0) },
                             table: table
-                        ) { snapshot in found[snapshot.objectID] = snapshot }
+                        ) { snapshot in
+                            found[snapshot.objectID] = snapshot
+                            return true
+                        }
                     }
                 }
             }
@@ -356,11 +364,14 @@ extension SQLiteStore {
     /// Reads rows (every column of a root table) into snapshots; to-many relationships are left as faults.
     /// - Throws: ``SQLiteStoreError`` for a row with a bad key or entity number, or a value that does not fit its
     ///   attribute (unless the store reads leniently, when the value is kept raw and a warning recorded).
-    /// - Parameter keeping: Whether a row's key is one the caller asked for; other rows are skipped unread (a read of
-    ///   a key range meets rows in between).
+    /// - Parameters:
+    ///   - keeping: Whether a row's key is one the caller asked for; other rows are skipped unread (a read of a key
+    ///     range meets rows in between).
+    ///   - body: Takes each row's snapshot and returns whether it keeps it (when not, the next row is read into the
+    ///     same arrays).
     func readRows(
         _ sql: String, _ bindings: [SQLiteValue], table: String, keeping: ((Int64) -> Bool)? = nil,
-        _ body: (ObjectSnapshot) -> Void
+        _ body: (ObjectSnapshot) -> Bool
     ) throws(SQLiteStoreError) {
         // The statement's columns, found once (not per row).
         var layout: (columns: [String: Int32], key: Int32, entity: Int32, version: Int32?)? = nil
@@ -369,6 +380,12 @@ extension SQLiteStore {
         // The last destination of each to-one of the current plan, with the key (and entity number) it was read
         // from: rows in a run often point at the same object (a department's people), which is made once.
         var recent: [(key: Int64, entity: Int64, id: ManagedObjectID)?] = []
+        // A row's values and relationships, kept from row to row with the plan they were made for: when `body` lets a
+        // snapshot go, its arrays are this function's alone again and the next row is written over them in place
+        // (when it keeps one, the next row starts new arrays rather than copying the kept ones).
+        var values: [AttributeValue] = []
+        var relationships: [RelationshipSlotValue] = []
+        var filledFor: RowPlan? = nil
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
             if layout == nil {
                 var found: [String: Int32] = [:]
@@ -406,7 +423,19 @@ extension SQLiteStore {
                 recent = Array(repeating: nil, count: made.toOnes.count)
             }
             // Values go straight into the entity's slots (no dictionary by name).
-            var values = [AttributeValue].filled(with: .null, count: plan.layout.attributes.count)
+            if filledFor !== plan {
+                values = [AttributeValue].filled(with: .null, count: plan.layout.attributes.count)
+                relationships = plan.relationships
+                filledFor = plan
+            } else {
+                // Every value the plan reads is written below, null or not (the other slots stay null); a to-one
+                // is written only when it points somewhere, so the relationships start again from the plan's.
+                relationships.withUnsafeMutableBufferPointer { relationships in
+                    plan.relationships.withUnsafeBufferPointer { template in
+                        for i in relationships.indices { relationships[i] = template[i] }
+                    }
+                }
+            }
             var rawKeys: Set<String> = []
             // Read through a buffer: an attribute's fields are used in place, not copied (and retained) per row.
             try plan.attributes.withUnsafeBufferPointer { (attributes) throws(SQLiteStoreError) in
@@ -442,10 +471,6 @@ extension SQLiteStore {
                     values[attributes[a].slot] = value
                 }
             }
-            // A new buffer filled from the plan's (not the plan's copied on first write: see `Array.filled`).
-            var relationships: [RelationshipSlotValue] = []
-            relationships.reserveCapacity(plan.relationships.count)
-            for value in plan.relationships { relationships.append(value) }
             for (n, toOne) in plan.toOnes.enumerated() {
                 guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else { continue }
                 if let seen = recent[n], sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
@@ -489,7 +514,7 @@ extension SQLiteStore {
                 objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
                 layout: plan.layout, values: values, relationships: relationships)
             snapshot.rawKeys = rawKeys
-            body(snapshot)
+            if body(snapshot) { filledFor = nil }
         }
     }
 

@@ -157,7 +157,10 @@ extension SQLiteStore {
         try readRows(
             "SELECT * FROM \(schema.table(of: id.entityName)) WHERE Z_PK = ?", [.integer(id.primaryKey)],
             table: schema.table(of: id.entityName)
-        ) { stored = $0 }
+        ) {
+            stored = $0
+            return true
+        }
         return SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored)
     }
 

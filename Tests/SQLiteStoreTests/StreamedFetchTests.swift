@@ -30,6 +30,10 @@ struct StreamedFetchTests {
                 attributes: [
                     AttributeDescription(name: "number", type: .integer64),
                     AttributeDescription(name: "name", type: .string),
+                ],
+                relationships: [
+                    RelationshipDescription(name: "owner", destination: "Item", inverse: "owned"),
+                    RelationshipDescription(name: "owned", destination: "Item", inverse: "owner", toMany: true),
                 ]),
             EntityDescription(
                 name: "SpecialItem", parent: "Item",
@@ -45,10 +49,16 @@ struct StreamedFetchTests {
         let store = try #require(
             try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
         let context = ManagedObjectContext(coordinator: coordinator)
+        var first: ManagedObject? = nil
         for i in 0..<(items + specials) {
             let item = try context.insertNewObject(forEntityName: i < items ? "Item" : "SpecialItem")
             try item.setAttributeValue(.integer64(Int64(i)), forKey: "number")
             try item.setAttributeValue(.string("item \(i)"), forKey: "name")
+            // Every third item belongs to the first: rows with and without an owner follow each other.
+            if let first, i % 3 == 0 { try item.setObject(first, forKey: "owner") }
+            if first == nil { first = item }
+            // Every other special item has a flair: a row without one follows a row with one.
+            if i >= items, i % 2 == 0 { try item.setAttributeValue(.string("flair \(i)"), forKey: "flair") }
         }
         try context.save()
         return (coordinator, store)
@@ -73,12 +83,24 @@ struct StreamedFetchTests {
     }
 
     @Test func theStoreAnnouncesHowManyRowsFollow() throws {
-        let (_, store) = try Self.store(items: 30, specials: 12)
+        let (coordinator, store) = try Self.store(items: 30, specials: 12)
+        var firstRequest = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number == 0"))
+        firstRequest.includesSubentities = false
+        let firstID = try #require(try ManagedObjectContext(coordinator: coordinator).fetch(firstRequest).first)
+            .objectID
         func streamed(_ request: FetchRequest, _ entities: [String]) throws -> (announced: [Int], rows: [Int64]) {
             var announced: [Int] = []
             var rows: [Int64] = []
-            try store.snapshots(for: request, entityNames: entities, expecting: { announced.append($0) }) {
-                rows.append($0.objectID.primaryKey)
+            try store.snapshots(for: request, entityNames: entities, expecting: { announced.append($0) }) { snapshot in
+                rows.append(snapshot.objectID.primaryKey)
+                // Each row's own values, though the store reads the next row into the same arrays.
+                let i = snapshot.objectID.primaryKey - 1
+                #expect(snapshot[attribute: "name"] == .string("item \(i)"))
+                #expect(snapshot[toOne: "owner"] == .some(i > 0 && i % 3 == 0 ? firstID : nil))
+                if snapshot.objectID.entityName == "SpecialItem" {
+                    #expect(snapshot[attribute: "flair"] == (i % 2 == 0 ? .string("flair \(i)") : .null))
+                }
+                return false
             }
             return (announced, rows)
         }
@@ -103,10 +125,22 @@ struct StreamedFetchTests {
             ["Item", "SpecialItem"])
         #expect(matching.announced.isEmpty)
         #expect(matching.rows == [1, 2, 3, 4])
-        // The array the same reading gives.
-        #expect(
-            try store.snapshots(for: FetchRequest(entityName: "Item"), entityNames: ["Item", "SpecialItem"]).count == 42
-        )
+        // Snapshots kept while the rows are read keep their own values (the next row does not overwrite them), both
+        // when the caller says it keeps them and when it does not (copy on write).
+        for saysItKeeps in [true, false] {
+            var kept: [ObjectSnapshot] = []
+            try store.snapshots(
+                for: FetchRequest(entityName: "Item"), entityNames: ["Item", "SpecialItem"], expecting: { _ in }
+            ) {
+                kept.append($0)
+                return saysItKeeps
+            }
+            #expect(kept.count == 42)
+            #expect(kept.allSatisfy { $0[attribute: "name"] == .string("item \($0.objectID.primaryKey - 1)") })
+            #expect(kept.allSatisfy { $0[attribute: "number"] == .integer64($0.objectID.primaryKey - 1) })
+        }
+        let array = try store.snapshots(for: FetchRequest(entityName: "Item"), entityNames: ["Item", "SpecialItem"])
+        #expect(array.map { $0[attribute: "name"] } == (0..<42).map { .string("item \($0)") })
     }
 
     @Test func aStreamedFetchGivesEachObjectItsRowAndKeepsUnsavedChanges() throws {

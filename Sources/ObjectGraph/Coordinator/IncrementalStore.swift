@@ -16,11 +16,12 @@ public protocol IncrementalStore: PersistentStore {
     /// The same snapshots as ``snapshots(for:entityNames:)``, in the same order, handed to `body` one at a time as
     /// they are read: a fetch makes each object while its row is still in the cache, and holds no array of every
     /// row. Before the first, a store that knows cheaply how many there will be says so through `expecting` (a
-    /// hint for making room, never a limit). Both run while the coordinator's lock is held: they must not call the
-    /// coordinator.
+    /// hint for making room, never a limit). `body` returns whether it keeps the snapshot after it returns: a store
+    /// may write the next row over the arrays of one that is not kept. Both run while the coordinator's lock is held:
+    /// they must not call the coordinator.
     func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Void
+        each body: (ObjectSnapshot) -> Bool
     ) throws(StoreError)
     /// The destinations of a to-many relationship the store left as a fault in a snapshot.
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
@@ -59,15 +60,16 @@ extension IncrementalStore {
     ///   - request: the fetch request.
     ///   - entityNames: the entity and the sub-entities to include.
     ///   - expecting: called once, with the number of snapshots, before the first.
-    ///   - body: called with each matching object's snapshot, in the request's order.
+    ///   - body: called with each matching object's snapshot, in the request's order; what it returns (whether it
+    ///     keeps the snapshot) is not needed here.
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Void
+        each body: (ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         let snapshots = try snapshots(for: request, entityNames: entityNames)
         expecting(snapshots.count)
-        for snapshot in snapshots { body(snapshot) }
+        for snapshot in snapshots { _ = body(snapshot) }
     }
 
     /// The keys of the objects a fetch of exactly `entityName` finds, sorted; stores that can read the keys alone

@@ -187,7 +187,8 @@ final class StoreEntry: @unchecked Sendable {
 
     /// What ``fetch(_:entityNames:rowCache:)`` returns, handed to `body` one snapshot at a time as an incremental
     /// store reads its rows, after `expecting` is told how many there will be when the store knows. The row cache is
-    /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none.
+    /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none. `body`
+    /// must not keep a snapshot after it returns (the store may write the next row over it).
     func fetch(
         _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot],
         expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
@@ -212,17 +213,19 @@ final class StoreEntry: @unchecked Sendable {
             // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
             if !cached.isEmpty, let known = cached[fresh.objectID] {
                 body(known)
-                return
+                return false
             }
             if !overflowed {
                 if uncached.count < CoordinatorState.rowCacheLimit {
                     uncached.append(fresh)
-                } else {
-                    overflowed = true
-                    uncached = []
+                    body(fresh)
+                    return true
                 }
+                overflowed = true
+                uncached = []
             }
             body(fresh)
+            return false
         }
         if overflowed {
             rowCache = [:]
