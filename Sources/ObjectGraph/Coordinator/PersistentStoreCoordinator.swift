@@ -219,7 +219,11 @@ public final class PersistentStoreCoordinator: Sendable {
         // Sorting across stores needs the values: take the full path.
         if holding.count > 1, !request.sortDescriptors.isEmpty { return try fetchSnapshots(request).map(\.objectID) }
         var ids: [ManagedObjectID] = []
-        for entry in holding { ids += try entry.fetchObjectIDs(request, entityNames: entityNames) }
+        for entry in holding {
+            let found = try entry.fetchObjectIDs(request, entityNames: entityNames)
+            // The first store's IDs are taken as they are: appending would copy (and retain) every one.
+            if ids.isEmpty { ids = found } else { ids += found }
+        }
         return ids
     }
 

@@ -199,14 +199,19 @@ final class StoreEntry: @unchecked Sendable {
             for snapshot in snapshots { body(snapshot) }
             return
         }
-        // The rows to cache, held only while they would fit (known at once when the store says how many rows come).
-        var uncached: [ObjectSnapshot] = []
+        // The rows to cache, held by ID only while they would fit (known at once when the store says how many rows
+        // come); an empty cache takes them as they are.
+        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
         var overflowed = false
         let cached = rowCache
         try incremental.snapshots(
             for: request, entityNames: entityNames.filter(self.entityNames.contains),
             expecting: { count in
-                if count > CoordinatorState.rowCacheLimit { overflowed = true }
+                if count > CoordinatorState.rowCacheLimit {
+                    overflowed = true
+                } else {
+                    uncached.reserveCapacity(count)
+                }
                 expecting(count)
             }
         ) { fresh in
@@ -217,20 +222,22 @@ final class StoreEntry: @unchecked Sendable {
             }
             if !overflowed {
                 if uncached.count < CoordinatorState.rowCacheLimit {
-                    uncached.append(fresh)
+                    uncached[fresh.objectID] = fresh
                     body(fresh)
                     return true
                 }
                 overflowed = true
-                uncached = []
+                uncached = [:]
             }
             body(fresh)
             return false
         }
         if overflowed {
             rowCache = [:]
+        } else if rowCache.isEmpty {
+            rowCache = uncached
         } else {
-            CoordinatorState.cache(uncached, in: &rowCache)
+            CoordinatorState.cache(uncached.values, in: &rowCache)
         }
     }
 
