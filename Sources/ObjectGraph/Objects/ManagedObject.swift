@@ -62,7 +62,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         static let hasRawValues = Flags(rawValue: 16)
     }
 
-    /// Creates an object of `entity`; the context calls this for fetched objects and for inserts.
+    /// Creates an object of `entity`; the context calls this for fetched objects and for inserts. A fetch calls it
+    /// while it reads rows, with the coordinator locked: a subclass's initializer must not use the coordinator (do
+    /// such work in ``awakeFromFetch()`` or ``awakeFromInsert()``).
     /// - Parameters:
     ///   - layout: the object's entity.
     ///   - objectID: its ID.
@@ -268,7 +270,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
 
     /// Called once when the object is inserted into a context; set initial values here with primitive setters.
     open func awakeFromInsert() {}
-    /// Called when a fault is filled from its store.
+    /// Called when a fault is filled from its store; for the objects a fetch fills, once the fetch has read every
+    /// row (in the order of its results), so that it may use the context and its stores.
     open func awakeFromFetch() {}
     /// Called before the object is saved.
     open func willSave() {}
