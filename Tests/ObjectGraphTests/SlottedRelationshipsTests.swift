@@ -130,4 +130,40 @@ struct SlottedRelationshipsTests {
         #expect(filled[0] == filled[1])
         #expect(filled[0] == ["\(Self.id(2))", "\(Self.id(3)),\(Self.id(4))", ""])
     }
+
+    /// The relationship slots live in the object's value buffer: filled again (a refresh), an object keeps what a
+    /// transient relationship holds and takes the stored ones anew; turned into a fault, it has none, and filled
+    /// afresh its transient relationship starts empty.
+    @Test func aRefillKeepsATransientRelationshipAndAFaultStartsItEmpty() throws {
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
+        try coordinator.addPersistentStore(type: "InMemory")
+        let layout = try #require(coordinator.model.layout(of: "Item"))
+        let (slotted, _) = Self.pair(layout)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let object = try context.fault(for: Self.id(1))
+        #expect(object.relationshipSlots.count == 0)
+        try object.fill(from: slotted)
+        #expect(object.relationshipSlots.count == layout.relationships.count)
+        let scratch = try #require(layout.relationshipSlot(named: "scratch"))
+        let owner = try #require(layout.relationshipSlot(named: "owner"))
+        let other = try context.fault(for: Self.id(9))
+        object.relationshipSlots[scratch] = .toOne(other)
+        object.relationshipSlots[owner] = .unresolvedToOne(Self.id(7))
+        try object.fill(from: slotted)
+        if case .toOne(let kept) = object.relationshipSlots[scratch] {
+            #expect(kept === other)
+        } else {
+            Issue.record("a refill dropped the transient relationship")
+        }
+        #expect(try object.objectIDs(atSlot: owner) == [Self.id(2)])
+        object.turnIntoFault()
+        #expect(object.relationshipSlots.count == 0)
+        try object.fill(from: slotted)
+        if case .unresolvedToOne(let id) = object.relationshipSlots[scratch] {
+            #expect(id == nil)
+        } else {
+            Issue.record("a fault filled afresh kept a transient relationship")
+        }
+        #expect(try object.objectIDs(atSlot: owner) == [Self.id(2)])
+    }
 }

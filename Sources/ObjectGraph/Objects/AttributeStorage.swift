@@ -61,8 +61,8 @@ struct AttributeSlot: Sendable {
 }
 
 /// The attribute values of one object in a single buffer laid out by its ``EntityLayout``: a null bitmap, then each
-/// value in its native form at a fixed offset (like the stored properties of a plain class). Reading and writing go
-/// through ``AttributeValue`` at the edges.
+/// value in its native form at a fixed offset (like the stored properties of a plain class), then the object's
+/// relationship slots. Reading and writing go through ``AttributeValue`` at the edges.
 struct AttributeStorage {
     let base: UnsafeMutableRawPointer
 
@@ -80,10 +80,20 @@ struct AttributeStorage {
             default: break
             }
         }
+        // Every relationship slot starts out pointing nowhere; the object fills them at once.
+        (base + layout.relationshipOffset).bindMemory(to: RelationshipSlot.self, capacity: layout.relationshipCount)
+            .initialize(repeating: .unresolvedToOne(nil), count: layout.relationshipCount)
     }
 
-    /// Releases the values and the buffer.
+    /// Relationship slot `index` (below the layout's ``EntityLayout/relationshipCount``).
+    func relationshipSlot(_ index: Int, layout: EntityLayout) -> UnsafeMutablePointer<RelationshipSlot> {
+        (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self) + index
+    }
+
+    /// Releases the values, the relationship slots and the buffer.
     func free(layout: EntityLayout) {
+        (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self)
+            .deinitialize(count: layout.relationshipCount)
         for slot in layout.slots {
             let p = base + slot.offset
             switch slot.kind {

@@ -47,8 +47,12 @@ public final class EntityLayout: Sendable {
     /// destination).
     let ruledRelationshipSlots: [Int]
     let slots: [AttributeSlot]
+    /// The size of an object's value buffer: the attributes, then the relationship slots.
     let storageSize: Int
     let nullBytes: Int
+    /// Where the relationship slots start in an object's value buffer, and how many there are.
+    let relationshipOffset: Int
+    let relationshipCount: Int
 
     init(
         entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
@@ -92,7 +96,11 @@ public final class EntityLayout: Sendable {
             offset += kind.size
         }
         self.slots = slots
-        storageSize = max(offset, 1)
+        // The relationship slots follow the attributes in the same buffer: one allocation an object, not two.
+        let alignment = MemoryLayout<RelationshipSlot>.alignment
+        relationshipOffset = (offset + alignment - 1) / alignment * alignment
+        relationshipCount = relationships.count
+        storageSize = max(relationshipOffset + relationshipCount * MemoryLayout<RelationshipSlot>.stride, 1)
     }
 
     /// Whether the entity is abstract (objects can be made only of its sub-entities).

@@ -11,6 +11,28 @@ enum RelationshipSlot {
     case toManyFault
 }
 
+/// An object's relationship slots, where they live: in its value buffer after the attributes (none while the object
+/// is a fault). Each access finds the buffer anew, so a slot is never reached through a buffer since let go.
+struct RelationshipSlots {
+    unowned(unsafe) let object: ManagedObject
+
+    /// The number of slots: the entity's relationships, or 0 for a fault.
+    var count: Int { object.storage == nil ? 0 : object.entity.relationshipCount }
+    var indices: Range<Int> { 0..<count }
+
+    subscript(index: Int) -> RelationshipSlot {
+        get { slot(index).pointee }
+        nonmutating set { slot(index).pointee = newValue }
+    }
+
+    private func slot(_ index: Int) -> UnsafeMutablePointer<RelationshipSlot> {
+        guard let storage = object.storage, index >= 0, index < object.entity.relationshipCount else {
+            preconditionFailure("relationship slot \(index) of \(object.objectID) is out of range")
+        }
+        return storage.relationshipSlot(index, layout: object.entity)
+    }
+}
+
 /// An object of the graph: an instance of an entity, living in one context.
 ///
 /// Any entity works with this class itself (values by key), and an app may subclass it with typed properties
@@ -46,7 +68,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     var contextLink: ContextLink?
 
     var storage: AttributeStorage?
-    var relationshipSlots: ContiguousArray<RelationshipSlot> = []
+    /// The relationship slots (in ``storage``, after the attributes).
+    var relationshipSlots: RelationshipSlots { RelationshipSlots(object: self) }
     var flags: Flags = []
     /// The store version of the values the object was filled with (Core Data's `Z_OPT`).
     var storeVersion: Int64 = 0
@@ -124,9 +147,12 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
 
     /// Gives a new object empty storage: every attribute null, every relationship empty.
     func allocateEmptyStorage() {
-        storage = AttributeStorage(layout: entity)
-        relationshipSlots = ContiguousArray(
-            entity.relationships.map { $0.isToMany ? .toMany(ObjectCollection()) : .toOne(nil) })
+        let fresh = AttributeStorage(layout: entity)
+        for (i, relationship) in entity.relationships.enumerated() {
+            fresh.relationshipSlot(i, layout: entity).pointee =
+                relationship.isToMany ? .toMany(ObjectCollection()) : .toOne(nil)
+        }
+        storage = fresh
     }
 
     /// Fills the slots from a snapshot (used when a fault fires and when an object is refreshed).
@@ -159,7 +185,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 }
             }
             storage = fresh
-            fillRelationships(from: snapshot)
+            fillRelationships(from: snapshot, fresh: true)
             setRawValues([:])
             return
         }
@@ -181,6 +207,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             }
         }
         let filled: AttributeStorage
+        let fresh = storage == nil
         if let storage {
             filled = storage
         } else {
@@ -188,7 +215,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             storage = filled
         }
         for (i, value) in converted { filled.set(i, value, layout: entity) }
-        fillRelationships(from: snapshot)
+        fillRelationships(from: snapshot, fresh: fresh)
         setRawValues(raw)
     }
 
@@ -200,37 +227,35 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             objectID: objectID)
     }
 
-    /// The relationships (as IDs, resolved when first used) and version of a snapshot.
-    private func fillRelationships(from snapshot: ObjectSnapshot) {
+    /// Fills the relationship slots of the object's buffer (as IDs, resolved when first used) and its version from a
+    /// snapshot. A transient relationship keeps what it held when a filled object is filled again (a refresh); in a
+    /// `fresh` buffer it starts empty.
+    private func fillRelationships(from snapshot: ObjectSnapshot, fresh: Bool) {
         storeVersion = snapshot.version
-        // Built in one pass, one allocation. A transient relationship keeps what it held when a filled object is
-        // filled again (a refresh); a fault's starts empty.
-        let previous = relationshipSlots
+        guard let storage else { return }
         let slotted = snapshot.slottedRelationships.flatMap { $0.layout === entity ? $0.values : nil }
-        var slots = ContiguousArray<RelationshipSlot>()
-        slots.reserveCapacity(entity.relationshipShapes.count)
         for (i, (isToMany, isStored)) in entity.relationshipShapes.enumerated() {
+            let slot = storage.relationshipSlot(i, layout: entity)
             let empty: RelationshipSlot = isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
             guard isStored else {
-                slots.append(i < previous.count ? previous[i] : empty)
+                if fresh { slot.pointee = empty }
                 continue
             }
             if let slotted {
                 switch i < slotted.count ? slotted[i] : .absent {
-                case .toManyFault: slots.append(.toManyFault)
-                case .toMany(let ids): slots.append(.unresolvedToMany(ids))
-                case .toOne(let id): slots.append(.unresolvedToOne(id))
-                case .absent: slots.append(empty)
+                case .toManyFault: slot.pointee = .toManyFault
+                case .toMany(let ids): slot.pointee = .unresolvedToMany(ids)
+                case .toOne(let id): slot.pointee = .unresolvedToOne(id)
+                case .absent: slot.pointee = empty
                 }
             } else if isToMany {
                 let name = entity.relationships[i].name
-                slots.append(
-                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? []))
+                slot.pointee =
+                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? [])
             } else {
-                slots.append(.unresolvedToOne(snapshot[toOne: entity.relationships[i].name] ?? nil))
+                slot.pointee = .unresolvedToOne(snapshot[toOne: entity.relationships[i].name] ?? nil)
             }
         }
-        relationshipSlots = slots
     }
 
     /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.
@@ -255,7 +280,6 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     func turnIntoFault() {
         storage?.free(layout: entity)
         storage = nil
-        relationshipSlots = []
         setRawValues([:])
     }
 
