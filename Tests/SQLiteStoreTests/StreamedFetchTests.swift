@@ -9,7 +9,8 @@ import Testing
 /// there, under the coordinator's lock: an app's `awakeFromFetch` (which may use the store) runs after the read, the
 /// row count the store announces beforehand is the number of rows that follow, and the objects are the same as a
 /// fetch through an array of snapshots gives.
-struct StreamedFetchTests {
+/// (Serialized: two tests share `CountingItem.counts`.)
+@Suite(.serialized) struct StreamedFetchTests {
     /// Counts the stored items from inside `awakeFromFetch`, which needs the coordinator.
     final class CountingItem: ManagedObject {
         nonisolated(unsafe) static var counts: [Int] = []
@@ -80,6 +81,23 @@ struct StreamedFetchTests {
         // An object already filled is not woken again by a second fetch.
         _ = try context.fetch(request)
         #expect(CountingItem.counts.count == 5)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func objectsFilledBeforeABadRowAreWokenOnce() throws {
+        let (coordinator, store) = try Self.store(items: 6, specials: 0)
+        // The fourth row's number is text: a strict read stops there.
+        try store.database.run("UPDATE ZITEM SET ZNUMBER = 'four' WHERE Z_PK = 4")
+        coordinator.registerClass(CountingItem.self, forEntityName: "Item")
+        CountingItem.counts = []
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item")
+        request.includesSubentities = false
+        #expect(throws: ContextError.self) { try context.fetch(request) }
+        // The three objects filled before the bad row stay registered, filled, and were woken once each.
+        let filled = context.registeredObjects.filter { !$0.isFault }
+        #expect(filled.count == 3)
+        #expect(CountingItem.counts == [6, 6, 6])
     }
 
     @Test func theStoreAnnouncesHowManyRowsFollow() throws {

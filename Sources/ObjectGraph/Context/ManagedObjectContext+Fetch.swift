@@ -26,8 +26,10 @@ extension ManagedObjectContext {
         } else {
             // Each object is made and filled as its row is read (the row still in the cache, its snapshot let go at
             // once), under the coordinator's lock: nothing here calls the coordinator, and `awakeFromFetch` (an
-            // app's code, which may) runs after the read.
+            // app's code, which may) runs after the read — also when the read fails part way: the objects filled by
+            // then stay registered, and each is woken once, as it would have been.
             var failure: ObjectGraphError? = nil
+            var storeFailure: StoreError? = nil
             var awoken: [ManagedObject] = []
             do {
                 try persistentStoreCoordinator.fetchSnapshots(
@@ -51,11 +53,14 @@ extension ManagedObjectContext {
                     }
                 }
             } catch {
-                if let predicateError = error.predicateError { throw .predicate(predicateError) }
-                throw .store(error)
+                storeFailure = error
+            }
+            for object in awoken { object.awakeFromFetch() }
+            if let storeFailure {
+                if let predicateError = storeFailure.predicateError { throw .predicate(predicateError) }
+                throw .store(storeFailure)
             }
             if let failure { throw .object(failure) }
-            for object in awoken { object.awakeFromFetch() }
         }
         if request.includesPendingChanges, !touched.isEmpty {
             results = try merged(results, touched: touched, request: request)
