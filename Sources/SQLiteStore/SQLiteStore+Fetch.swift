@@ -49,7 +49,8 @@ extension SQLiteStore {
     ///   - request: The fetch request.
     ///   - entityNames: The entity and the sub-entities to include.
     ///   - expecting: Told how many rows there will be, when that is cheap to know: for a request without a
-    ///     predicate, a `count(*)` of the table (or of its rows of these entities), at most the request's limit.
+    ///     predicate, a `count(*)` of the table (or of its rows of these entities), counting no further than the
+    ///     request's limit.
     ///   - body: Called with each matching object's snapshot; returns whether it keeps it (when it does not, the next
     ///     row is read into the same arrays).
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
@@ -66,8 +67,8 @@ extension SQLiteStore {
             return
         }
         do {
-            if request.predicate == nil, let count = try rowCount(of: entityNames) {
-                expecting(request.storeLimit > 0 ? min(count, request.storeLimit) : count)
+            if request.predicate == nil, let count = try rowCount(of: entityNames, limit: request.storeLimit) {
+                expecting(count)
             }
             try readRows(Self.limited(sql, request, wholly: true), bindings, table: table, body)
         } catch {
@@ -76,18 +77,26 @@ extension SQLiteStore {
     }
 
     /// How many rows the table of `entityNames` holds of them (all its rows, counted from the b-tree alone, when
-    /// they are every entity the table stores).
-    private func rowCount(of entityNames: [String]) throws(SQLiteStoreError) -> Int? {
-        guard let entity = entityNames.first, let root = schema.entities[entity]?.root else { return nil }
-        let kinds = schema.numbers(of: entityNames)
-        let wholeTable = schema.entities.values.allSatisfy { $0.root != root || kinds.contains($0.number) }
-        var sql = "SELECT count(*) FROM \(schema.table(of: entity))"
-        if !wholeTable { sql += " WHERE Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))" }
+    /// they are every entity the table stores), counting no further than `limit` when it is positive (a fetch of the
+    /// first few rows of a large table does not count the whole table).
+    private func rowCount(of entityNames: [String], limit: Int) throws(SQLiteStoreError) -> Int? {
+        guard let entity = entityNames.first, let (kinds, wholeTable) = share(of: entityNames) else { return nil }
+        var rows = "FROM \(schema.table(of: entity))"
+        if !wholeTable { rows += " WHERE Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))" }
+        let sql = limit > 0 ? "SELECT count(*) FROM (SELECT 1 \(rows) LIMIT \(limit))" : "SELECT count(*) \(rows)"
         var count: Int? = nil
         try database.query(sql) { (statement) throws(SQLiteStoreError) in
             count = Int(sqlite3_column_int64(statement, 0))
         }
         return count
+    }
+
+    /// The entity numbers of `entityNames` (the first one's table holds them all), and whether they are every
+    /// entity that table stores; `nil` for an entity the store lacks.
+    private func share(of entityNames: [String]) -> (kinds: [Int64], wholeTable: Bool)? {
+        guard let entity = entityNames.first, let root = schema.entities[entity]?.root else { return nil }
+        let kinds = schema.numbers(of: entityNames)
+        return (kinds, schema.entities.values.allSatisfy { $0.root != root || kinds.contains($0.number) })
     }
 
     /// A selection's SQL with the rows a context needs (``FetchRequest/storeLimit``) as its `LIMIT`, when SQL selects
@@ -102,15 +111,12 @@ extension SQLiteStore {
     private func selection(for request: FetchRequest, entityNames: [String], columns: String) -> (
         sql: String, bindings: [SQLiteValue], table: String, complete: Bool, sortedInSQL: Bool
     )? {
-        guard let entity = entityNames.first, schema.entities[entity] != nil else { return nil }
+        guard let entity = entityNames.first, let (kinds, wholeTable) = share(of: entityNames) else { return nil }
         let table = schema.table(of: entity)
-        let kinds = schema.numbers(of: entityNames)
         var translator = SQLTranslator(schema: schema)
         // When the request covers every entity stored in the table, the Z_ENT index would only add a lookup per row
         // to a scan of the whole table: `+` keeps SQLite's planner from choosing it (rows of an entity the model
         // lacks are still left out).
-        let root = schema.entities[entity]?.root
-        let wholeTable = schema.entities.values.allSatisfy { $0.root != root || kinds.contains($0.number) }
         var sql =
             "SELECT \(columns) FROM \(table) t0 WHERE \(wholeTable ? "+" : "")t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
         var complete = true

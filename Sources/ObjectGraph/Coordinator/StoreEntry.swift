@@ -187,8 +187,9 @@ final class StoreEntry: @unchecked Sendable {
 
     /// What ``fetch(_:entityNames:rowCache:)`` returns, handed to `body` one snapshot at a time as an incremental
     /// store reads its rows, after `expecting` is told how many there will be when the store knows. The row cache is
-    /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none. `body`
-    /// must not keep a snapshot after it returns (the store may write the next row over it).
+    /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none. The
+    /// store is told a row is kept only when the cache keeps it: a `body` that keeps a snapshot itself is safe
+    /// (copy-on-write), but costs the next row a copy of its arrays.
     func fetch(
         _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot],
         expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
