@@ -60,8 +60,8 @@ extension ManagedObjectContext {
         func map(_ id: ManagedObjectID) -> ManagedObjectID { mapping[id] ?? id }
         var objects = Array(registered.values)
         for object in inserted.objects where registered[object.objectID] !== object { objects.append(object) }
-        var remapped: [ManagedObjectID: ManagedObject] = [:]
-        remapped.reserveCapacity(registered.count)
+        var remapped = ObjectRegistry()
+        remapped.reserve(registered.count)
         for object in objects {
             object.objectID = map(object.objectID)
             for i in object.relationshipSlots.indices {
@@ -72,7 +72,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for (_, object) in registered { remapped[object.objectID] = object }
+        for object in registered.values { remapped[object.objectID] = object }
         registered = remapped
         for (key, var original) in originals {
             original.relationships = original.relationships.map { $0?.map(map) }

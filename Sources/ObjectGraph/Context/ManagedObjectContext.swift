@@ -17,7 +17,7 @@ public final class ManagedObjectContext {
     /// A name for messages and debugging.
     public var name: String?
 
-    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var registered = ObjectRegistry()
     /// What the context's objects reach it through; cut when the context goes away.
     private(set) lazy var link = ContextLink(self)
     /// The layout of the last fault made (see `fault(for:)`).
@@ -189,10 +189,10 @@ public final class ManagedObjectContext {
     }
 
     /// The registered object for an ID, or a new fault for it.
-    /// Room for `count` more registered objects, made before registering many at once (growing the table step by
-    /// step rehashes every object registered so far, again and again).
+    /// Room for `count` more registered objects, made before registering many at once (a table of keys may then
+    /// grow at once to hold them, even when they come in descending key order).
     func reserveRegistrations(_ count: Int) {
-        if registered.capacity < registered.count + count { registered.reserveCapacity(registered.count + count) }
+        registered.reserve(count)
     }
 
     func fault(for id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
@@ -596,7 +596,7 @@ public final class ManagedObjectContext {
             object.turnIntoFault()
             event.refreshed.insert(object)
         }
-        for (id, object) in registered where object.flags.contains(.tornDown) { registered[id] = nil }
+        for object in registered.values where object.flags.contains(.tornDown) { registered[object.objectID] = nil }
         clearChangeSets()
         originals.removeAll()
         event.inserted.removeAll()

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// The context's registry keeps at most one object per ID whichever way it stores it: in a table per store and
+/// entity indexed by key, or in a dictionary (temporary IDs, keys too far beyond the others).
+struct ObjectRegistryTests {
+    static let store = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+
+    static func layout() throws -> EntityLayout {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "name", type: .string)]),
+            EntityDescription(name: "Other", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        return try #require(model.layout(of: "Item"))
+    }
+
+    static func id(_ key: Int64, entity: String = "Item", store: String = store) -> ManagedObjectID {
+        ManagedObjectID(entityName: entity, storeIdentifier: store, primaryKey: key)
+    }
+
+    /// An object per key, registered in the given order; every one is then found by an equal ID (a new instance).
+    static func registry(keys: [Int64], reserving: Bool) throws -> (ObjectRegistry, [Int64: ManagedObject]) {
+        let layout = try layout()
+        var registry = ObjectRegistry()
+        if reserving { registry.reserve(keys.count) }
+        var objects: [Int64: ManagedObject] = [:]
+        for key in keys {
+            let object = ManagedObject(layout: layout, objectID: id(key))
+            objects[key] = object
+            registry[id(key)] = object
+        }
+        return (registry, objects)
+    }
+
+    static func expectHolds(_ registry: inout ObjectRegistry, _ objects: [Int64: ManagedObject]) {
+        #expect(registry.count == objects.count)
+        for (key, object) in objects { #expect(registry[id(key)] === object, "key \(key)") }
+        let listed = registry.values.map(ObjectIdentifier.init)
+        #expect(listed.count == objects.count)
+        let missingOrExtra = Set(listed).symmetricDifference(objects.values.map(ObjectIdentifier.init))
+        #expect(missingOrExtra.isEmpty, "\(missingOrExtra.count) objects listed wrongly")
+    }
+
+    @Test(arguments: [false, true])
+    func keysInAnyOrderAreFoundByEqualIDs(reserving: Bool) throws {
+        let ascending = Array(Int64(1)...5000)
+        let orders: [[Int64]] = [
+            ascending, ascending.reversed(), ascending.shuffled(), [0, 7, 3_000_000, 2, 1 << 40, -4],
+        ]
+        for keys in orders {
+            var (registry, objects) = try Self.registry(keys: keys, reserving: reserving)
+            Self.expectHolds(&registry, objects)
+            #expect(registry[Self.id(6000)] == nil)
+            #expect(registry[Self.id(-1)] == nil)
+            #expect(registry[Self.id(Int64.max)] == nil)
+        }
+    }
+
+    @Test func theSameKeyInAnotherEntityOrStoreIsAnotherObject() throws {
+        let layout = try Self.layout()
+        var registry = ObjectRegistry()
+        let item = ManagedObject(layout: layout, objectID: Self.id(1))
+        registry[Self.id(1)] = item
+        #expect(registry[Self.id(1, entity: "Other")] == nil)
+        #expect(registry[Self.id(1, store: "another store")] == nil)
+        let other = ManagedObject(layout: layout, objectID: Self.id(1, entity: "Other"))
+        registry[Self.id(1, entity: "Other")] = other
+        #expect(registry[Self.id(1)] === item)
+        #expect(registry[Self.id(1, entity: "Other")] === other)
+        #expect(registry.count == 2)
+        let temporary = ManagedObjectID(temporaryFor: "Item")
+        let inserted = ManagedObject(layout: layout, objectID: temporary)
+        registry[temporary] = inserted
+        #expect(registry[temporary] === inserted)
+        #expect(registry.count == 3)
+        #expect(registry.removeValue(forKey: temporary) === inserted)
+        #expect(registry[temporary] == nil)
+        registry.removeAll()
+        #expect(registry.isEmpty)
+        #expect(registry[Self.id(1)] == nil)
+    }
+
+    /// A key registered while it was beyond its table stays findable when the table grows past it; registering it
+    /// again or removing it leaves no second copy behind.
+    @Test func aKeyFromBeforeItsTableGrewIsKeptOnce() throws {
+        let layout = try Self.layout()
+        var (registry, objects) = try Self.registry(keys: [5000], reserving: false)
+        for key in Int64(1)...4000 {
+            let object = ManagedObject(layout: layout, objectID: Self.id(key))
+            objects[key] = object
+            registry[Self.id(key)] = object
+        }
+        Self.expectHolds(&registry, objects)
+        let replacement = ManagedObject(layout: layout, objectID: Self.id(5000))
+        registry[Self.id(5000)] = replacement
+        objects[5000] = replacement
+        Self.expectHolds(&registry, objects)
+        #expect(registry.removeValue(forKey: Self.id(5000)) === replacement)
+        objects[5000] = nil
+        #expect(registry[Self.id(5000)] == nil)
+        #expect(registry.removeValue(forKey: Self.id(5000)) == nil)
+        Self.expectHolds(&registry, objects)
+        for key in Int64(1)...4000 where key % 2 == 0 {
+            registry[Self.id(key)] = nil
+            objects[key] = nil
+        }
+        Self.expectHolds(&registry, objects)
+    }
+
+    /// Through a context: objects fetched newest first (descending keys) are the ones found by ID afterwards, and
+    /// fetching again returns the same instances.
+    @Test func aFetchInDescendingKeyOrderIsUniqued() throws {
+        let coordinator = try ContextTeardownTests.coordinator(count: 3000)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item")
+        request.sortDescriptors = [ObjectSortDescriptor(keyPath: "name", ascending: false)]
+        let first = try context.fetch(request)
+        #expect(first.count == 3000)
+        for object in first { #expect(context.registeredObject(for: object.objectID) === object) }
+        let again = try context.fetch(FetchRequest(entityName: "Item"))
+        #expect(Set(again.map(ObjectIdentifier.init)) == Set(first.map(ObjectIdentifier.init)))
+        #expect(context.registeredObjects.count == 3000)
+    }
+}
