@@ -4,32 +4,45 @@
 /// objects in key order, so a permanent ID's object lives in an array per store and entity, at its key: a lookup is
 /// one comparison of names (the last table used is tried first) and one index, and registering many objects in key
 /// order touches memory in order (a hash table touches it at random, which cost a large fetch more than reading its
-/// rows). Temporary IDs, and keys far beyond the ones a table holds (a table never grows to more than about four
-/// slots per object registered), go to a dictionary. Each ID is in one place at a time.
+/// rows). Temporary IDs count up too (one counter for the process): the objects inserted since the context last
+/// had none live in one more array, from the first one's number on. Keys far beyond the ones a table holds (a table
+/// never grows to more than about four slots per object registered), and a temporary number another ID already
+/// holds in the array (a made-up URI can name another entity), go to a dictionary. Each ID is in one place at a
+/// time.
 struct ObjectRegistry {
-    /// The objects of one entity of one store, at their keys.
+    /// Objects at their keys (primary keys of one entity of one store, or temporary numbers from ``base`` on).
     private struct Table {
-        let storeIdentifier: String
-        let entityName: String
-        /// `slots[key]` holds the object whose primary key is `key`.
+        /// The key of `slots[0]`.
+        var base: Int64 = 0
+        /// `slots[i]` holds the object whose key is `base + i`.
         var slots: ContiguousArray<ManagedObject?> = []
         /// How many slots hold an object.
         var count = 0
-        /// How many of this table's IDs are in the dictionary instead (keys beyond `slots`).
+        /// How many of this table's IDs are in the dictionary instead.
         var overflow = 0
+
+        /// The slot of `key`, if the table has one.
+        func slot(of key: Int64) -> Int? {
+            let (index, overflowed) = key.subtractingReportingOverflow(base)
+            return !overflowed && index >= 0 && index < slots.count ? Int(index) : nil
+        }
     }
 
-    /// What a table is found by.
+    /// What a table of permanent IDs is found by.
     private struct TableKey: Hashable {
         let storeIdentifier: String
         let entityName: String
     }
 
+    /// The tables of permanent IDs, and what each is for.
     private var tables: [Table] = []
+    private var tableKeys: [TableKey] = []
     private var tableNumbers: [TableKey: Int] = [:]
     /// The table used last: runs of lookups are of one entity.
     private var lastTable = 0
-    /// Temporary IDs, and permanent ones whose key does not fit their table.
+    /// The objects with temporary IDs (by number).
+    private var temporary = Table()
+    /// What does not fit the tables.
     private var others: [ManagedObjectID: ManagedObject] = [:]
     /// How many objects the tables hold.
     private var inTables = 0
@@ -54,9 +67,16 @@ struct ObjectRegistry {
     /// The object registered for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> ManagedObject? {
         mutating get {
+            if let number = id.temporaryIdentifier {
+                if let slot = temporary.slot(of: Int64(bitPattern: number)), let object = temporary.slots[slot],
+                    object.objectID == id
+                {
+                    return object
+                }
+                return temporary.overflow > 0 ? others[id] : nil
+            }
             guard let number = tableNumber(of: id) else { return others[id] }
-            let key = id.primaryKey
-            if key >= 0, key < tables[number].slots.count, let object = tables[number].slots[Int(key)] {
+            if let slot = tables[number].slot(of: id.primaryKey), let object = tables[number].slots[slot] {
                 return object
             }
             return tables[number].overflow > 0 ? others[id] : nil
@@ -75,17 +95,11 @@ struct ObjectRegistry {
     /// - Returns: the object that was registered, if any.
     @discardableResult
     mutating func removeValue(forKey id: ManagedObjectID) -> ManagedObject? {
-        guard let number = tableNumber(of: id) else { return others.removeValue(forKey: id) }
-        let key = id.primaryKey
-        if key >= 0, key < tables[number].slots.count, let object = tables[number].slots[Int(key)] {
-            tables[number].slots[Int(key)] = nil
-            tables[number].count -= 1
-            inTables -= 1
-            return object
+        if let number = id.temporaryIdentifier {
+            return Self.remove(id, key: Int64(bitPattern: number), from: &temporary, others: &others, &inTables)
         }
-        guard tables[number].overflow > 0, let object = others.removeValue(forKey: id) else { return nil }
-        tables[number].overflow -= 1
-        return object
+        guard let number = tableNumber(of: id) else { return others.removeValue(forKey: id) }
+        return Self.remove(id, key: id.primaryKey, from: &tables[number], others: &others, &inTables)
     }
 
     /// Forgets every object.
@@ -121,6 +135,13 @@ struct ObjectRegistry {
                     table += 1
                     slot = 0
                 }
+                if table == registry.tables.count {
+                    while slot < registry.temporary.slots.count {
+                        defer { slot += 1 }
+                        if let object = registry.temporary.slots[slot] { return object }
+                    }
+                    table += 1
+                }
                 return others.next()
             }
         }
@@ -135,8 +156,8 @@ struct ObjectRegistry {
     /// The table of a permanent ID's store and entity, if there is one.
     private mutating func tableNumber(of id: ManagedObjectID) -> Int? {
         guard let store = id.storeIdentifier else { return nil }
-        if lastTable < tables.count, tables[lastTable].entityName == id.entityName,
-            tables[lastTable].storeIdentifier == store
+        if lastTable < tables.count, tableKeys[lastTable].entityName == id.entityName,
+            tableKeys[lastTable].storeIdentifier == store
         {
             return lastTable
         }
@@ -148,6 +169,15 @@ struct ObjectRegistry {
     }
 
     private mutating func register(_ object: ManagedObject, for id: ManagedObjectID) {
+        let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
+        if let number = id.temporaryIdentifier {
+            // Emptied (by a save), the table starts again at the next number.
+            if temporary.count == 0, temporary.overflow == 0 { temporary.base = Int64(bitPattern: number) }
+            Self.register(
+                object, for: id, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
+                &inTables)
+            return
+        }
         guard let store = id.storeIdentifier else {
             others[id] = object
             return
@@ -157,35 +187,59 @@ struct ObjectRegistry {
             number = found
         } else {
             number = tables.count
-            tables.append(Table(storeIdentifier: store, entityName: id.entityName))
-            tableNumbers[TableKey(storeIdentifier: store, entityName: id.entityName)] = number
+            let key = TableKey(storeIdentifier: store, entityName: id.entityName)
+            tables.append(Table())
+            tableKeys.append(key)
+            tableNumbers[key] = number
             lastTable = number
         }
-        let key = id.primaryKey
-        guard key >= 0, fits(key, in: number) else {
-            if others.updateValue(object, forKey: id) == nil { tables[number].overflow += 1 }
-            return
-        }
-        let slot = Int(key)
-        if tables[number].slots[slot] == nil {
-            // Registered before the table reached this key, the ID may be in the dictionary.
-            if tables[number].overflow > 0, others.removeValue(forKey: id) != nil { tables[number].overflow -= 1 }
-            tables[number].count += 1
-            inTables += 1
-        }
-        tables[number].slots[slot] = object
+        Self.register(
+            object, for: id, key: id.primaryKey, in: &tables[number], allowed: allowed, others: &others, &inTables)
     }
 
-    /// Whether `key` has a slot in the table, growing it when that keeps it dense enough.
-    private mutating func fits(_ key: Int64, in number: Int) -> Bool {
-        let size = tables[number].slots.count
-        if key < size { return true }
-        // At most about twice the objects registered (or about to be), and never more than 2^31 slots.
-        let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
-        guard key < allowed, key < Int64(Int32.max) else { return false }
-        let grown = max(Int(key) + 1, 2 * size, 16)
-        tables[number].slots.reserveCapacity(grown)
-        tables[number].slots.append(contentsOf: repeatElement(nil, count: grown - size))
-        return true
+    /// Puts `object` in its slot of `table` (growing it, while it has at most `allowed` slots), else in `others`.
+    private static func register(
+        _ object: ManagedObject, for id: ManagedObjectID, key: Int64, in table: inout Table, allowed: Int,
+        others: inout [ManagedObjectID: ManagedObject], _ inTables: inout Int
+    ) {
+        let (index, overflowed) = key.subtractingReportingOverflow(table.base)
+        guard !overflowed, index >= 0, index < Int64(allowed) else {
+            if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }
+            return
+        }
+        let slot = Int(index)
+        if slot >= table.slots.count {
+            let grown = max(slot + 1, 2 * table.slots.count, 16)
+            table.slots.reserveCapacity(grown)
+            table.slots.append(contentsOf: repeatElement(nil, count: grown - table.slots.count))
+        }
+        if let existing = table.slots[slot] {
+            // Another ID with the same temporary number (a made-up one) takes the dictionary.
+            guard existing.objectID == id else {
+                if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }
+                return
+            }
+        } else {
+            // Registered before the table reached this key, the ID may be in the dictionary.
+            if table.overflow > 0, others.removeValue(forKey: id) != nil { table.overflow -= 1 }
+            table.count += 1
+            inTables += 1
+        }
+        table.slots[slot] = object
+    }
+
+    private static func remove(
+        _ id: ManagedObjectID, key: Int64, from table: inout Table, others: inout [ManagedObjectID: ManagedObject],
+        _ inTables: inout Int
+    ) -> ManagedObject? {
+        if let slot = table.slot(of: key), let object = table.slots[slot], object.objectID == id {
+            table.slots[slot] = nil
+            table.count -= 1
+            inTables -= 1
+            return object
+        }
+        guard table.overflow > 0, let object = others.removeValue(forKey: id) else { return nil }
+        table.overflow -= 1
+        return object
     }
 }

@@ -82,6 +82,47 @@ struct ObjectRegistryTests {
         #expect(registry[Self.id(1)] == nil)
     }
 
+    /// Temporary IDs (one counter for the process) are kept by number; a made-up ID with a number another entity's
+    /// ID holds is another object, and a save that unregisters them all lets the next inserts start afresh.
+    @Test func temporaryIDsByNumber() throws {
+        let layout = try Self.layout()
+        var registry = ObjectRegistry()
+        for round in 0..<3 {
+            var inserted: [(ManagedObjectID, ManagedObject)] = []
+            for _ in 0..<3000 {
+                let id = ManagedObjectID(temporaryFor: "Item")
+                let object = ManagedObject(layout: layout, objectID: id)
+                registry[id] = object
+                inserted.append((id, object))
+            }
+            let (firstID, first) = try #require(inserted.first)
+            let number = try #require(firstID.temporaryIdentifier)
+            let uri = try #require(URL(string: "x-coredata:///Other/t\(number)"))
+            let lookalike = try #require(ManagedObjectID(uriRepresentation: uri))
+            #expect(lookalike.temporaryIdentifier == number)
+            #expect(registry[lookalike] == nil, "round \(round)")
+            let other = ManagedObject(layout: layout, objectID: lookalike)
+            registry[lookalike] = other
+            #expect(registry[lookalike] === other)
+            #expect(registry[firstID] === first)
+            #expect(registry.count == 3000 * round + 3001)
+            for (id, object) in inserted {
+                let copy = try #require(ManagedObjectID(uriRepresentation: id.uriRepresentation))
+                #expect(registry[copy] === object)
+            }
+            #expect(Array(registry.values).count == 3000 * round + 3001)
+            #expect(registry.removeValue(forKey: lookalike) === other)
+            #expect(registry[firstID] === first)
+            // As a save does: each object leaves its temporary ID for a permanent one.
+            for (index, (id, object)) in inserted.enumerated() {
+                #expect(registry.removeValue(forKey: id) === object)
+                registry[Self.id(Int64(round * 3000 + index + 1))] = object
+            }
+            #expect(registry.count == 3000 * (round + 1))
+            #expect(registry[firstID] == nil)
+        }
+    }
+
     /// A key registered while it was beyond its table stays findable when the table grows past it; registering it
     /// again or removing it leaves no second copy behind.
     @Test func aKeyFromBeforeItsTableGrewIsKeptOnce() throws {
