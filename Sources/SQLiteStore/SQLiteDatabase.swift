@@ -23,6 +23,9 @@ final class SQLiteDatabase {
     private(set) var handle: OpaquePointer?
     let path: String
     private(set) var statements: [String: OpaquePointer] = [:]
+    /// Counts the times the prepared statements were all finalized: a statement kept by a caller (to step it again
+    /// without looking its text up) is still good while this is unchanged.
+    private(set) var statementGeneration = 0
 
     /// Opens a database file.
     /// - Parameter parameters: SQLite URI parameters (`mode=ro`, `immutable=1`); the file is then opened as a
@@ -57,6 +60,7 @@ final class SQLiteDatabase {
     func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
+        statementGeneration += 1
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -118,6 +122,7 @@ final class SQLiteDatabase {
         if statements.count > 512 {
             for s in statements.values { sqlite3_finalize(s) }
             statements.removeAll()
+            statementGeneration += 1
         }
         statements[sql] = statement
         return statement

@@ -61,6 +61,9 @@ final class SQLiteSchema {
     let model: ManagedObjectModel
     private(set) var entities: [String: Entity] = [:]
     private(set) var entityByNumber: [Int64: String] = [:]
+    /// `entityByNumber` as an array by number, for looking a row's entity up without hashing (numbers count from 1;
+    /// a model's are small).
+    private var entityNames: [String?] = []
     /// Attribute columns by entity name (inherited ones included), by attribute name.
     private(set) var attributeColumns: [String: [String: AttributeColumn]] = [:]
     private(set) var toOneColumns: [String: [String: ToOneColumn]] = [:]
@@ -100,7 +103,18 @@ final class SQLiteSchema {
             entities[entity.name] = info
             entityByNumber[number] = entity.name
         }
+        let largest = entityByNumber.keys.max() ?? 0
+        if largest < 1 << 16, entityByNumber.keys.allSatisfy({ $0 >= 0 }) {
+            entityNames = Array(repeating: nil, count: Int(largest) + 1)
+            for (number, name) in entityByNumber { entityNames[Int(number)] = name }
+        }
         buildTables()
+    }
+
+    /// The entity whose number (`Z_ENT`) is `number`, if any.
+    func entityName(number: Int64) -> String? {
+        if number >= 0, number < entityNames.count { return entityNames[Int(number)] }
+        return entityNames.isEmpty ? entityByNumber[number] : nil
     }
 
     /// The model's entity names in Core Data's numbering order: a pre-order walk, roots alphabetical (code points),

@@ -357,7 +357,7 @@ extension SQLiteStore {
         }
         let pk = sqlite3_column_int64(statement, key)
         guard sqlite3_column_type(statement, entity) == SQLITE_INTEGER,
-            let name = schema.entityByNumber[sqlite3_column_int64(statement, entity)]
+            let name = schema.entityName(number: sqlite3_column_int64(statement, entity))
         else {
             throw SQLiteStoreError(
                 .malformed, path: database.path,

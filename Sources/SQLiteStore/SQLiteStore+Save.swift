@@ -81,30 +81,18 @@ extension SQLiteStore {
                 }
             }
             if conflicts.isEmpty {
-                // An inverse-less to-many is one key on each destination: every owner written lets go of its old
-                // destinations first, so that one moved between two owners in this save is free when taken.
-                for i in request.inserted.indices where request.inserted[i].hasToMany {
-                    try clearHiddenKeys(request.inserted[i], only: nil)
-                }
-                for update in request.updated { try clearHiddenKeys(update.snapshot, only: update.changedKeys) }
-                for i in request.inserted.indices where request.inserted[i].hasToMany {
-                    try writeToMany(request.inserted[i], only: nil)
-                }
-                for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
-                // Keys given elsewhere (a migration) raise Z_MAX so that new keys never collide.
-                var highest: [Int64: Int64] = [:]
-                var last: (entityName: String, root: Int64)?
-                for i in request.inserted.indices {
-                    let id = request.inserted[i].objectID
-                    // The root's number is looked up once per run of one entity.
-                    let root: Int64
-                    if let last, last.entityName == id.entityName {
-                        root = last.root
-                    } else {
-                        root = schema.number(model.rootEntity(of: id.entityName))
-                        last = (id.entityName, root)
+                // Through a buffer: each inserted snapshot is read where it is, not copied.
+                let highest = try request.inserted.withUnsafeBufferPointer {
+                    (inserted) throws(SQLiteStoreError) -> [Int64: Int64] in
+                    // An inverse-less to-many is one key on each destination: every owner written lets go of its
+                    // old destinations first, so that one moved between two owners in this save is free when taken.
+                    for i in inserted.indices where inserted[i].hasToMany {
+                        try clearHiddenKeys(inserted[i], only: nil)
                     }
-                    highest[root] = max(highest[root] ?? 0, id.primaryKey)
+                    for update in request.updated { try clearHiddenKeys(update.snapshot, only: update.changedKeys) }
+                    for i in inserted.indices where inserted[i].hasToMany { try writeToMany(inserted[i], only: nil) }
+                    for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
+                    return highestKeys(of: inserted)
                 }
                 for (root, key) in highest {
                     try database.run(
@@ -136,6 +124,26 @@ extension SQLiteStore {
         return Transaction(database: database, path: description.url?.path, objectsChangedByStore: changedByStore)
     }
 
+    /// The highest primary key among `inserted` for each root entity's number: keys given elsewhere (a migration)
+    /// raise `Z_MAX` so that new keys never collide.
+    private func highestKeys(of inserted: UnsafeBufferPointer<ObjectSnapshot>) -> [Int64: Int64] {
+        var highest: [Int64: Int64] = [:]
+        var last: (entityName: String, root: Int64)?
+        for i in inserted.indices {
+            let id = inserted[i].objectID
+            // The root's number is looked up once per run of one entity.
+            let root: Int64
+            if let last, last.entityName == id.entityName {
+                root = last.root
+            } else {
+                root = schema.number(model.rootEntity(of: id.entityName))
+                last = (id.entityName, root)
+            }
+            highest[root] = max(highest[root] ?? 0, id.primaryKey)
+        }
+        return highest
+    }
+
     struct Transaction: StoreTransaction {
         let database: SQLiteDatabase
         let path: String?
@@ -164,6 +172,17 @@ extension SQLiteStore {
         return SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored)
     }
 
+    /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`.
+    struct LastUpdate {
+        let entity: String
+        let columns: [String]
+        let sql: String
+        let statement: OpaquePointer
+        let generation: Int
+        let plan: [ColumnSource]
+        let layout: EntityLayout?
+    }
+
     /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order (only the
     /// columns of `keys`, when given).
     private func forEachColumn(
@@ -180,6 +199,13 @@ extension SQLiteStore {
         of snapshot: ObjectSnapshot, keys: Set<String>?, plan: [ColumnSource], layout: EntityLayout?,
         _ body: (String, SQLiteValue) -> Void
     ) throws(SQLiteStoreError) {
+        // A few keys (an update's usual case) are compared one by one: no name hashed per column.
+        let few = keys.flatMap { $0.count <= 4 ? Array($0) : nil }
+        func wanted(_ name: String) -> Bool {
+            guard let keys else { return true }
+            if let few { return few.contains(name) }
+            return keys.contains(name)
+        }
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
         let links = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
@@ -188,7 +214,7 @@ extension SQLiteStore {
             for i in plan.indices {
                 switch plan[i] {
                 case .attribute(let name, let slot, let column, let external):
-                    if let keys, !keys.contains(name) { continue }
+                    if !wanted(name) { continue }
                     let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
                     if !value.isNull, let layout, slot < layout.attributeTypes.count,
                         layout.attributeTypes[slot] == .undefined
@@ -203,7 +229,7 @@ extension SQLiteStore {
                     try checkStorable(value, encoded, snapshot, name)
                     body(column, encoded)
                 case .composite(let name, let members):
-                    if let keys, !keys.contains(name) { continue }
+                    if !wanted(name) { continue }
                     let value = snapshot[attribute: name]
                     for member in members {
                         let memberValue = Self.member(value, member.path[...])
@@ -213,7 +239,7 @@ extension SQLiteStore {
                         body(member.column, encoded)
                     }
                 case .toOne(let name, let slot, let column, let entityColumn):
-                    if let keys, !keys.contains(name) { continue }
+                    if !wanted(name) { continue }
                     let destination: ManagedObjectID?
                     if let links {
                         // As `snapshot[toOne:]` reads it: no destination unless the slot holds one.
@@ -327,6 +353,11 @@ extension SQLiteStore {
     /// Inserts the rows of new objects; a run of objects of one entity (a batch) uses one prepared statement and
     /// looks nothing up by name per row.
     private func insertRows(_ snapshots: [ObjectSnapshot]) throws(SQLiteStoreError) {
+        // Through a buffer: each snapshot is read where it is, not copied (its parts retained) per row.
+        try snapshots.withUnsafeBufferPointer { (snapshots) throws(SQLiteStoreError) in try insertRows(snapshots) }
+    }
+
+    private func insertRows(_ snapshots: UnsafeBufferPointer<ObjectSnapshot>) throws(SQLiteStoreError) {
         var values: [SQLiteValue] = []
         var i = 0
         while i < snapshots.count {
@@ -376,32 +407,39 @@ extension SQLiteStore {
     /// Writes the changed columns of a row if its version is still the expected one; `false` when it is not (or the
     /// row is gone).
     private func updateRow(_ update: ObjectUpdate) throws(SQLiteStoreError) -> Bool {
-        let snapshot = update.snapshot
+        let entityName = update.snapshot.objectID.entityName
         var keys = update.changedKeys
         if !triggerMaintained.isEmpty {
             // A count the store's triggers keep is theirs to write (they run as the rows it counts change).
-            for entity in [snapshot.objectID.entityName] + model.ancestors(of: snapshot.objectID.entityName) {
+            for entity in [entityName] + model.ancestors(of: entityName) {
                 keys = keys.filter { !triggerMaintained.contains("\(entity).\($0)") }
             }
         }
-        let entityName = snapshot.objectID.entityName
+        // Rows of one entity come in runs: its plan and layout, the statement and its text are kept from the last
+        // row while they still apply.
+        let last = lastUpdateSQL.flatMap { $0.entity == entityName ? $0 : nil }
+        let plan = last?.plan ?? columnPlan(for: entityName)
+        let layout = last != nil ? last?.layout : model.layout(of: entityName)
         var columns: [String] = []
-        var values: [SQLiteValue] = [.integer(snapshot.version)]
-        try forEachColumn(of: snapshot, keys: keys) { (column, value) in
+        var values: [SQLiteValue] = [.integer(update.snapshot.version)]
+        try forEachColumn(of: update.snapshot, keys: keys, plan: plan, layout: layout) { (column, value) in
             columns.append(column)
             values.append(value)
         }
-        values.append(.integer(snapshot.objectID.primaryKey))
+        values.append(.integer(update.snapshot.objectID.primaryKey))
         values.append(.integer(update.expectedVersion))
-        let sql: String
-        if let last = lastUpdateSQL, last.entity == entityName, last.columns == columns {
-            sql = last.sql
+        if let last, last.columns == columns, last.generation == database.statementGeneration {
+            try database.step(last.statement, values, sql: last.sql)
         } else {
             let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
-            sql = "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
-            lastUpdateSQL = (entityName, columns, sql)
+            let sql =
+                "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
+            let statement = try database.statement(sql)
+            lastUpdateSQL = LastUpdate(
+                entity: entityName, columns: columns, sql: sql, statement: statement,
+                generation: database.statementGeneration, plan: plan, layout: layout)
+            try database.step(statement, values, sql: sql)
         }
-        try database.run(sql, values)
         return database.changes == 1
     }
 

@@ -37,7 +37,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var toManySQLCache: [String: ToManySQL] = [:]
     /// The last UPDATE statement made: its entity, the columns it sets and its text (a save's updates of one entity
     /// usually set the same columns, so the text is made once, not per row).
-    var lastUpdateSQL: (entity: String, columns: [String], sql: String)?
+    /// The last `UPDATE` made: for its entity and columns, its text and prepared statement (good while the
+    /// database's statement generation is the one recorded), with the entity's column plan and layout.
+    var lastUpdateSQL: LastUpdate?
     /// What batched reads of links into each table have learnt since the database last changed (see
     /// ``LinkReads``).
     var linkReads: [String: LinkReads] = [:]

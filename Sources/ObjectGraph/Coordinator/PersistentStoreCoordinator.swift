@@ -469,9 +469,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 "\(owner).\(name) names \(destination), which is not an object of this store (a relationship links objects of one store); not saved"
             )
         }
-        for snapshot in inserted {
-            try snapshot.forEachDestination { (name, destination) throws(StoreError) in
-                try check(snapshot.objectID, name, destination)
+        // By index: each snapshot is read where it is, not copied.
+        for i in inserted.indices {
+            try inserted[i].forEachDestination { (name, destination) throws(StoreError) in
+                try check(inserted[i].objectID, name, destination)
             }
         }
         for update in updated where !update.changedKeys.isEmpty {
@@ -523,13 +524,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 for entry in state.entries {
                     let identifier = entry.store.identifier
                     // A list whose changes are all this store's is used as it is (no copy).
-                    func mine<T>(_ changes: [T], _ id: (T) -> ManagedObjectID) -> [T] {
+                    func mine<T>(_ changes: [T], _ id: (borrowing T) -> ManagedObjectID) -> [T] {
                         changes.allSatisfy { id($0).storeIdentifier == identifier }
                             ? changes : changes.filter { id($0).storeIdentifier == identifier }
                     }
-                    let inserted = mine(changes.inserted, \.objectID)
-                    let updated = mine(changes.updated, \.snapshot.objectID)
-                    let deleted = mine(changes.deleted, \.objectID)
+                    let inserted = mine(changes.inserted) { $0.objectID }
+                    let updated = mine(changes.updated) { $0.snapshot.objectID }
+                    let deleted = mine(changes.deleted) { $0.objectID }
                     if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { continue }
                     if entry.store.description.isReadOnly {
                         throw StoreError(.readOnly, path: entry.store.description.url?.path, "the store is read-only")
