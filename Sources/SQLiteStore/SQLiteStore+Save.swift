@@ -172,6 +172,18 @@ extension SQLiteStore {
         return SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored)
     }
 
+    /// What ``SQLiteStore/lastDeleteSQL`` keeps of the last `DELETE`: its entity, table and text, the statements
+    /// that clear the entity's to-many storage, and the prepared statement (when made) with the database's statement
+    /// generation then.
+    struct LastDelete {
+        let entity: String
+        let table: String
+        let sql: String
+        let clears: [String]
+        let statement: OpaquePointer?
+        let generation: Int
+    }
+
     /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`.
     struct LastUpdate {
         let entity: String
@@ -555,20 +567,39 @@ extension SQLiteStore {
     /// Deletes a row if its version is still the expected one; `false` when the row is there with another version.
     private func deleteRow(_ deletion: ObjectDeletion) throws(SQLiteStoreError) -> Bool {
         let id = deletion.objectID
-        let table = schema.table(of: id.entityName)
-        try database.run(
-            "DELETE FROM \(table) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?",
-            [.integer(id.primaryKey), .integer(deletion.expectedVersion)])
+        // Rows of one entity come in runs: the statement, its text and the entity's to-many clearing statements are
+        // kept from the last row (the statement while the database's statement generation is unchanged).
+        let last: LastDelete
+        if let kept = lastDeleteSQL, kept.entity == id.entityName {
+            last = kept
+        } else {
+            let table = schema.table(of: id.entityName)
+            let clears = (schema.toManyStorage[id.entityName] ?? [:]).keys.sorted().compactMap {
+                toManySQL(id.entityName, $0)?.clear
+            }
+            last = LastDelete(
+                entity: id.entityName, table: table,
+                sql: "DELETE FROM \(table) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?", clears: clears, statement: nil,
+                generation: -1)
+        }
+        let values: [SQLiteValue] = [.integer(id.primaryKey), .integer(deletion.expectedVersion)]
+        if let statement = last.statement, last.generation == database.statementGeneration {
+            try database.step(statement, values, sql: last.sql)
+        } else {
+            let statement = try database.statement(last.sql)
+            lastDeleteSQL = LastDelete(
+                entity: last.entity, table: last.table, sql: last.sql, clears: last.clears, statement: statement,
+                generation: database.statementGeneration)
+            try database.step(statement, values, sql: last.sql)
+        }
         if database.changes == 0 {
             // Gone already is fine; still there with another version is a conflict.
-            let still = try database.query("SELECT 1 FROM \(table) WHERE Z_PK = ?", [.integer(id.primaryKey)])
+            let still = try database.query("SELECT 1 FROM \(last.table) WHERE Z_PK = ?", [.integer(id.primaryKey)])
             if !still.isEmpty { return false }
         }
         // Its join-table rows and the keys its inverse-less to-manys hold on their destinations go with it (what a
         // save runs before writing an owner's links; a one-to-many's key is the destination's own to-one).
-        for name in (schema.toManyStorage[id.entityName] ?? [:]).keys {
-            if let clear = toManySQL(id.entityName, name)?.clear { try database.run(clear, [.integer(id.primaryKey)]) }
-        }
+        for clear in last.clears { try database.run(clear, [.integer(id.primaryKey)]) }
         return true
     }
 }

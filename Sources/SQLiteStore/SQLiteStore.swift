@@ -40,6 +40,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// The last `UPDATE` made: for its entity and columns, its text and prepared statement (good while the
     /// database's statement generation is the one recorded), with the entity's column plan and layout.
     var lastUpdateSQL: LastUpdate?
+    /// The last `DELETE` made (see ``LastDelete``).
+    var lastDeleteSQL: LastDelete?
     /// What batched reads of links into each table have learnt since the database last changed (see
     /// ``LinkReads``).
     var linkReads: [String: LinkReads] = [:]
@@ -362,6 +364,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 columnPlans = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
+                lastDeleteSQL = nil
                 try createSchema()
                 triggerMaintained = Set(schema.countTriggers.map { "\($0.entity).\($0.attribute)" })
                 isNew = false
@@ -394,6 +397,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 columnPlans = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
+                lastDeleteSQL = nil
                 try schema.reconcile(with: database)
                 for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")

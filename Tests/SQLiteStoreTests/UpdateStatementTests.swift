@@ -75,4 +75,46 @@ struct UpdateStatementTests {
         }
         #expect(seen == 100)
     }
+
+    /// Deletes of two entities in two saves (the database letting go of its statements in between, or not): exactly
+    /// the deleted rows are gone.
+    @Test(arguments: [false, true])
+    func deletesTakeTheirRowsOnly(flushingStatements: Bool) throws {
+        let (coordinator, store) = try StreamedFetchTests.store(items: 60, specials: 40)
+        let url = try #require(store.description.url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item")
+        request.sortDescriptors = [ObjectSortDescriptor(keyPath: "number")]
+        let objects = try context.fetch(request)
+        #expect(objects.count == 100)
+        var kept = Set(0..<100)
+        for i in stride(from: 1, to: 50, by: 3) {
+            context.delete(objects[i])
+            kept.remove(i)
+        }
+        try context.save()
+        if flushingStatements {
+            for n in 0..<600 {
+                _ = try store.database.query("SELECT \(n) FROM Z_PRIMARYKEY LIMIT 0")
+            }
+        }
+        for i in stride(from: 52, to: 100, by: 3) {
+            context.delete(objects[i])
+            kept.remove(i)
+        }
+        try context.save()
+
+        let reader = PersistentStoreCoordinator(model: try StreamedFetchTests.model())
+        try reader.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let readingContext = ManagedObjectContext(coordinator: reader)
+        var numbers = Set<Int>()
+        for object in try readingContext.fetch(FetchRequest(entityName: "Item")) {
+            guard case .integer64(let number) = try object.attributeValue(forKey: "number") else {
+                Issue.record("\(object.objectID) lost its number")
+                continue
+            }
+            numbers.insert(Int(number))
+        }
+        #expect(numbers == kept)
+    }
 }
