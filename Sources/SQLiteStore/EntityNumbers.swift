@@ -19,23 +19,56 @@ struct EntityNumbers {
     static func read(_ table: String, from database: SQLiteDatabase, known: [Int64: String]) throws(SQLiteStoreError)
         -> EntityNumbers?
     {
+        // Without an order SQLite reads the table's Z_ENT index when it has one (a covering index: a fraction of the
+        // table's pages), the rows then in entity order; keys dense enough for a direct table need no order.
+        guard let (keys, numbers) = try pairs("SELECT Z_PK, Z_ENT FROM \(table)", database, known) else { return nil }
+        if let dense = Self.dense(keys, numbers) { return dense }
+        // Sparse keys are kept sorted: read again in key order.
+        guard let (sorted, sortedNumbers) = try pairs("SELECT Z_PK, Z_ENT FROM \(table) ORDER BY Z_PK", database, known)
+        else { return nil }
+        return EntityNumbers(keys: sorted, numbers: sortedNumbers)
+    }
+
+    /// The keys and entity numbers `sql` reads; `nil` when a row has a key or a number the map cannot stand for.
+    private static func pairs(_ sql: String, _ database: SQLiteDatabase, _ known: [Int64: String])
+        throws(SQLiteStoreError) -> ([Int64], [Int64])?
+    {
         var keys: [Int64] = []
         var numbers: [Int64] = []
         var usable = true
-        try database.query("SELECT Z_PK, Z_ENT FROM \(table) ORDER BY Z_PK", []) {
-            (statement) throws(SQLiteStoreError) in
+        // Rows come in runs of one entity (index order) or mostly of one: a number is checked once per run.
+        var checked: Int64? = nil
+        try database.query(sql, []) { (statement) throws(SQLiteStoreError) in
             guard usable else { return }
+            let number = sqlite3_column_int64(statement, 1)
             guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER, sqlite3_column_int64(statement, 0) > 0,
-                sqlite3_column_type(statement, 1) == SQLITE_INTEGER, known[sqlite3_column_int64(statement, 1)] != nil
+                sqlite3_column_type(statement, 1) == SQLITE_INTEGER, number == checked || known[number] != nil
             else {
                 usable = false
                 return
             }
+            checked = number
             keys.append(sqlite3_column_int64(statement, 0))
-            numbers.append(sqlite3_column_int64(statement, 1))
+            numbers.append(number)
         }
-        guard usable else { return nil }
-        return EntityNumbers(keys: keys, numbers: numbers)
+        return usable ? (keys, numbers) : nil
+    }
+
+    /// A direct table of keys in any order, when they are dense enough (as in ``init(keys:numbers:)``).
+    private static func dense(_ keys: [Int64], _ numbers: [Int64]) -> EntityNumbers? {
+        guard let low = keys.min(), let high = keys.max() else { return EntityNumbers(keys: [], numbers: []) }
+        let span = high - low
+        guard span >= 0, span < Int64(keys.count) * 4 else { return nil }
+        var dense = [Int64](repeating: 0, count: Int(span) + 1)
+        for (key, number) in zip(keys, numbers) { dense[Int(key - low)] = number }
+        return EntityNumbers(first: low, dense: dense)
+    }
+
+    private init(first: Int64, dense: [Int64]) {
+        self.first = first
+        self.dense = dense
+        self.keys = []
+        self.numbers = []
     }
 
     private init(keys: [Int64], numbers: [Int64]) {

@@ -132,3 +132,39 @@ struct LinkMapTests {
         #expect(throws: StoreError.self) { try store.destinations(of: lastTeam, relationship: "members") }
     }
 }
+
+/// The map of a table's entity numbers, read through its `Z_ENT` index (rows in entity order), answers by key alike
+/// for dense keys and sparse ones, and is refused for a row it cannot stand for.
+struct EntityNumbersTests {
+    static func database(rows: [(Int64, Int64)]) throws -> SQLiteDatabase {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("numbers.sqlite")
+        let database = try SQLiteDatabase(path: url.path, readOnly: false, create: true)
+        try database.execute("CREATE TABLE ZT (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, ZNAME VARCHAR)")
+        try database.execute("CREATE INDEX ZT_Z_ENT_INDEX ON ZT (Z_ENT)")
+        for (key, number) in rows {
+            try database.run("INSERT INTO ZT VALUES (?, ?, 'x')", [.integer(key), .integer(number)])
+        }
+        return database
+    }
+
+    @Test(arguments: [false, true])
+    func everyKeyHasItsNumber(sparse: Bool) throws {
+        // Entities 2 and 3 interleaved, so that index order is not key order.
+        var rows: [(Int64, Int64)] = []
+        for i in Int64(1)...500 {
+            let key: Int64 = sparse ? i * 1_000 : i
+            let number: Int64 = i % 3 == 0 ? 3 : 2
+            rows.append((key, number))
+        }
+        let database = try Self.database(rows: rows)
+        let map = try #require(try EntityNumbers.read("ZT", from: database, known: [2: "Person", 3: "Boss"]))
+        for (key, number) in rows { #expect(map.number(of: key) == number, "key \(key)") }
+        for missing: Int64 in [0, -1, 501_000, sparse ? 1_500 : 501] { #expect(map.number(of: missing) == nil) }
+    }
+
+    @Test func aRowOfAnUnknownEntityRefusesTheMap() throws {
+        let database = try Self.database(rows: [(1, 2), (2, 9), (3, 2)])
+        #expect(try EntityNumbers.read("ZT", from: database, known: [2: "Person"]) == nil)
+    }
+}
