@@ -8,10 +8,8 @@ import Testing
 /// A save's updates reuse the last `UPDATE` while the entity and the changed columns stay the same, and make a new
 /// one when either changes — also when the database let go of its prepared statements between two rows.
 struct UpdateStatementTests {
-    /// Updates of two entities, each changing one of two attributes in a pattern, in one save: every row holds its
-    /// own new values afterwards (read by a fresh coordinator), and the others are untouched.
-    @Test(arguments: [false, true])
-    func mixedUpdatesLandOnTheirRows(flushingStatements: Bool) throws {
+    /// A store of 60 items and 40 special items, and a context holding all of them in `number` order.
+    static func hundredItems() throws -> (SQLiteStore, URL, ManagedObjectContext, [ManagedObject]) {
         let (coordinator, store) = try StreamedFetchTests.store(items: 60, specials: 40)
         let url = try #require(store.description.url)
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -19,6 +17,14 @@ struct UpdateStatementTests {
         request.sortDescriptors = [ObjectSortDescriptor(keyPath: "number")]
         let objects = try context.fetch(request)
         #expect(objects.count == 100)
+        return (store, url, context, objects)
+    }
+
+    /// Updates of two entities, each changing one of two attributes in a pattern, in one save: every row holds its
+    /// own new values afterwards (read by a fresh coordinator), and the others are untouched.
+    @Test(arguments: [false, true])
+    func mixedUpdatesLandOnTheirRows(flushingStatements: Bool) throws {
+        let (store, url, context, objects) = try Self.hundredItems()
         var expected: [Int64: (number: Int64, name: String)] = [:]
         for i in objects.indices { expected[Int64(i)] = (Int64(i), "item \(i)") }
         func change(_ i: Int) throws {
@@ -80,13 +86,7 @@ struct UpdateStatementTests {
     /// the deleted rows are gone.
     @Test(arguments: [false, true])
     func deletesTakeTheirRowsOnly(flushingStatements: Bool) throws {
-        let (coordinator, store) = try StreamedFetchTests.store(items: 60, specials: 40)
-        let url = try #require(store.description.url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        var request = FetchRequest(entityName: "Item")
-        request.sortDescriptors = [ObjectSortDescriptor(keyPath: "number")]
-        let objects = try context.fetch(request)
-        #expect(objects.count == 100)
+        let (store, url, context, objects) = try Self.hundredItems()
         var kept = Set(0..<100)
         for i in stride(from: 1, to: 50, by: 3) {
             context.delete(objects[i])
