@@ -25,8 +25,8 @@ public final class EntityLayout: Sendable {
     public let composites: [String: CompositeDescription]
 
     /// Each attribute's slot, by name.
-    package let attributeIndex: [String: Int]
-    let relationshipIndex: [String: Int]
+    package let attributeIndex: NameIndex
+    let relationshipIndex: NameIndex
     /// The attributes that are stored (not transient): slot, name and type, without copying descriptions in loops
     /// that run once per object.
     let storedAttributes: [(slot: Int, name: String, type: AttributeType)]
@@ -66,9 +66,8 @@ public final class EntityLayout: Sendable {
         rootName = ancestors.last ?? entity.name
         kindNames = kinds
         ancestorNames = ancestors
-        attributeIndex = Dictionary(attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-        relationshipIndex = Dictionary(
-            relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        attributeIndex = NameIndex(attributes.map(\.name))
+        relationshipIndex = NameIndex(relationships.map(\.name))
         attributeTypes = attributes.map(\.type)
         derivedAttributes = attributes.filter { !$0.isTransient && !($0.derivationExpression ?? "").isEmpty }
         storedAttributes = attributes.enumerated().filter { !$0.element.isTransient }.map {
