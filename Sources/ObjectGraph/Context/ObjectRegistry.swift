@@ -96,10 +96,11 @@ struct ObjectRegistry {
     @discardableResult
     mutating func removeValue(forKey id: ManagedObjectID) -> ManagedObject? {
         if let number = id.temporaryIdentifier {
-            return Self.remove(id, key: Int64(bitPattern: number), from: &temporary, others: &others, &inTables)
+            return Self.remove(
+                id, key: Int64(bitPattern: number), from: &temporary, others: &others, &inTables, byNumber: true)
         }
         guard let number = tableNumber(of: id) else { return others.removeValue(forKey: id) }
-        return Self.remove(id, key: id.primaryKey, from: &tables[number], others: &others, &inTables)
+        return Self.remove(id, key: id.primaryKey, from: &tables[number], others: &others, &inTables, byNumber: false)
     }
 
     /// Forgets every object.
@@ -175,7 +176,7 @@ struct ObjectRegistry {
             if temporary.count == 0, temporary.overflow == 0 { temporary.base = Int64(bitPattern: number) }
             Self.register(
                 object, for: id, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
-                &inTables)
+                &inTables, byNumber: true)
             return
         }
         guard let store = id.storeIdentifier else {
@@ -194,13 +195,16 @@ struct ObjectRegistry {
             lastTable = number
         }
         Self.register(
-            object, for: id, key: id.primaryKey, in: &tables[number], allowed: allowed, others: &others, &inTables)
+            object, for: id, key: id.primaryKey, in: &tables[number], allowed: allowed, others: &others, &inTables,
+            byNumber: false)
     }
 
     /// Puts `object` in its slot of `table` (growing it, while it has at most `allowed` slots), else in `others`.
+    /// A table `byNumber` (the temporary IDs') keys its slots by number alone: a slot holding another ID's object
+    /// leaves this one to the dictionary. A table of one store and entity keys them by the ID's whole identity.
     private static func register(
         _ object: ManagedObject, for id: ManagedObjectID, key: Int64, in table: inout Table, allowed: Int,
-        others: inout [ManagedObjectID: ManagedObject], _ inTables: inout Int
+        others: inout [ManagedObjectID: ManagedObject], _ inTables: inout Int, byNumber: Bool
     ) {
         let (index, overflowed) = key.subtractingReportingOverflow(table.base)
         guard !overflowed, index >= 0, index < Int64(allowed) else {
@@ -215,7 +219,7 @@ struct ObjectRegistry {
         }
         if let existing = table.slots[slot] {
             // Another ID with the same temporary number (a made-up one) takes the dictionary.
-            guard existing.objectID == id else {
+            guard !byNumber || existing.objectID == id else {
                 if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }
                 return
             }
@@ -228,11 +232,12 @@ struct ObjectRegistry {
         table.slots[slot] = object
     }
 
+    /// Takes `id`'s object out of `table` or `others` (see ``register(_:for:key:in:allowed:others:_:byNumber:)``).
     private static func remove(
         _ id: ManagedObjectID, key: Int64, from table: inout Table, others: inout [ManagedObjectID: ManagedObject],
-        _ inTables: inout Int
+        _ inTables: inout Int, byNumber: Bool
     ) -> ManagedObject? {
-        if let slot = table.slot(of: key), let object = table.slots[slot], object.objectID == id {
+        if let slot = table.slot(of: key), let object = table.slots[slot], !byNumber || object.objectID == id {
             table.slots[slot] = nil
             table.count -= 1
             inTables -= 1

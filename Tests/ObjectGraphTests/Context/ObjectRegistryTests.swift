@@ -70,6 +70,12 @@ struct ObjectRegistryTests {
         #expect(registry[Self.id(1)] === item)
         #expect(registry[Self.id(1, entity: "Other")] === other)
         #expect(registry.count == 2)
+        // Another object for an equal ID takes its place, as in a dictionary.
+        let replacement = ManagedObject(layout: layout, objectID: Self.id(1))
+        registry[Self.id(1)] = replacement
+        #expect(registry[Self.id(1)] === replacement)
+        #expect(registry.count == 2)
+        registry[Self.id(1)] = item
         let temporary = ManagedObjectID(temporaryFor: "Item")
         let inserted = ManagedObject(layout: layout, objectID: temporary)
         registry[temporary] = inserted
