@@ -1,25 +1,23 @@
 /// Objects in the order they were added, unique by identity, with O(1) membership and removal.
 struct ObjectList {
     private var order: [ManagedObject?] = []
-    private var positions: [ObjectIdentifier: Int] = [:]
+    private var positions = IdentityPositions()
     private var holes = 0
 
-    var isEmpty: Bool { positions.isEmpty }
+    var isEmpty: Bool { positions.count == 0 }
     var count: Int { positions.count }
 
     var objects: [ManagedObject] { order.compactMap { $0 } }
 
-    func contains(_ object: ManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
+    func contains(_ object: ManagedObject) -> Bool { positions.position(of: object) != nil }
 
     mutating func insert(_ object: ManagedObject) {
-        let id = ObjectIdentifier(object)
-        guard positions[id] == nil else { return }
-        positions[id] = order.count
+        guard positions.insert(object, at: order.count) else { return }
         order.append(object)
     }
 
     mutating func remove(_ object: ManagedObject) {
-        guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else { return }
+        guard let position = positions.remove(object) else { return }
         order[position] = nil
         holes += 1
         if holes > 64 && holes > order.count / 2 { compact() }
@@ -27,15 +25,97 @@ struct ObjectList {
 
     mutating func removeAll() {
         order = []
-        positions = [:]
+        positions = IdentityPositions()
         holes = 0
     }
 
     private mutating func compact() {
         order = order.filter { $0 != nil }
-        positions = [:]
-        for (i, object) in order.enumerated() { positions[ObjectIdentifier(object!)] = i }
+        positions = IdentityPositions()
+        for (i, object) in order.enumerated() {
+            if let object { _ = positions.insert(object, at: i) }
+        }
         holes = 0
+    }
+}
+
+/// Positions by object identity: an open-addressed table keyed by the object's address (multiplicative hashing,
+/// linear probing, entries moved back on removal), where a dictionary by `ObjectIdentifier` hashed every address with
+/// SipHash — a tenth of inserting an object into a context, which puts it in two lists.
+struct IdentityPositions {
+    /// Addresses (0 for an empty place) and their positions; a power of two long, at most half full.
+    private var keys: [UInt] = []
+    private var values: [Int] = []
+    private(set) var count = 0
+
+    private static func key(_ object: ManagedObject) -> UInt { UInt(bitPattern: ObjectIdentifier(object)) }
+
+    /// The place `key` hashes to in a table of `size` places.
+    private static func home(_ key: UInt, _ size: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - size.trailingZeroBitCount))
+    }
+
+    /// The place holding `key`, or the empty place where it would go.
+    private func place(of key: UInt) -> Int {
+        let mask = keys.count - 1
+        var place = Self.home(key, keys.count)
+        while keys[place] != 0 && keys[place] != key { place = (place + 1) & mask }
+        return place
+    }
+
+    /// The position recorded for `object`.
+    func position(of object: ManagedObject) -> Int? {
+        guard count > 0 else { return nil }
+        let place = place(of: Self.key(object))
+        return keys[place] == 0 ? nil : values[place]
+    }
+
+    /// Records `object` at `position` unless it is there already; whether it was added.
+    mutating func insert(_ object: ManagedObject, at position: Int) -> Bool {
+        if (count + 1) * 2 > keys.count { grow() }
+        let key = Self.key(object)
+        let place = place(of: key)
+        guard keys[place] == 0 else { return false }
+        keys[place] = key
+        values[place] = position
+        count += 1
+        return true
+    }
+
+    /// Forgets `object`; its position, if it had one.
+    mutating func remove(_ object: ManagedObject) -> Int? {
+        guard count > 0 else { return nil }
+        var hole = place(of: Self.key(object))
+        guard keys[hole] != 0 else { return nil }
+        let position = values[hole]
+        // Entries after the hole whose home is not between the hole and them move back into it.
+        let mask = keys.count - 1
+        var next = (hole + 1) & mask
+        while keys[next] != 0 {
+            let home = Self.home(keys[next], keys.count)
+            let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
+            if movable {
+                keys[hole] = keys[next]
+                values[hole] = values[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        keys[hole] = 0
+        count -= 1
+        return position
+    }
+
+    private mutating func grow() {
+        let size = max(16, keys.count * 2)
+        let (oldKeys, oldValues) = (keys, values)
+        keys = [UInt](repeating: 0, count: size)
+        values = [Int](repeating: 0, count: size)
+        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
+            let place = place(of: key)
+            keys[place] = key
+            values[place] = value
+        }
     }
 }
 

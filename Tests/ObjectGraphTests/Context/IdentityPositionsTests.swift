@@ -1,0 +1,62 @@
+import Testing
+
+@testable import ObjectGraph
+
+/// The position table of an object list agrees with a dictionary by identity through any run of insertions and
+/// removals (removal moves later entries back; a table that grew keeps every entry).
+struct IdentityPositionsTests {
+    @Test(arguments: [1, 2, 3])
+    func agreesWithADictionary(seed: UInt64) throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "n", type: .integer64)])
+        ])
+        let layout = try #require(model.layout(of: "Item"))
+        let objects = (0..<3_000).map { _ in
+            ManagedObject(layout: layout, objectID: ManagedObjectID(temporaryFor: "Item"))
+        }
+        var table = IdentityPositions()
+        var reference: [ObjectIdentifier: Int] = [:]
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            // xorshift: the same run for a seed.
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            return Int(random % UInt64(bound))
+        }
+        for step in 0..<40_000 {
+            let object = objects[next(objects.count)]
+            let id = ObjectIdentifier(object)
+            if next(3) == 0 {
+                #expect(table.remove(object) == reference.removeValue(forKey: id), "step \(step)")
+            } else {
+                let added = table.insert(object, at: step)
+                #expect(added == (reference[id] == nil), "step \(step)")
+                if added { reference[id] = step }
+            }
+            #expect(table.count == reference.count)
+        }
+        for object in objects { #expect(table.position(of: object) == reference[ObjectIdentifier(object)]) }
+    }
+
+    /// An object list keeps its order through removals and the compaction that follows many of them.
+    @Test func aListKeepsItsOrder() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "n", type: .integer64)])
+        ])
+        let layout = try #require(model.layout(of: "Item"))
+        let objects = (0..<500).map { _ in
+            ManagedObject(layout: layout, objectID: ManagedObjectID(temporaryFor: "Item"))
+        }
+        var list = ObjectList()
+        for object in objects { list.insert(object) }
+        for object in objects { list.insert(object) }
+        #expect(list.count == 500)
+        for (i, object) in objects.enumerated() where i % 3 != 0 { list.remove(object) }
+        let kept = objects.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        #expect(list.objects.map(ObjectIdentifier.init) == kept.map(ObjectIdentifier.init))
+        for object in objects { #expect(list.contains(object) == kept.contains { $0 === object }) }
+        list.removeAll()
+        #expect(list.isEmpty)
+    }
+}
