@@ -5,15 +5,18 @@ import Testing
 /// The position table of an object list agrees with a dictionary by identity through any run of insertions and
 /// removals (removal moves later entries back; a table that grew keeps every entry).
 struct IdentityPositionsTests {
-    @Test(arguments: [1, 2, 3])
-    func agreesWithADictionary(seed: UInt64) throws {
+    /// `count` new objects (temporary IDs) of a one-attribute entity.
+    static func objects(_ count: Int) throws -> [ManagedObject] {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Item", attributes: [AttributeDescription(name: "n", type: .integer64)])
         ])
         let layout = try #require(model.layout(of: "Item"))
-        let objects = (0..<3_000).map { _ in
-            ManagedObject(layout: layout, objectID: ManagedObjectID(temporaryFor: "Item"))
-        }
+        return (0..<count).map { _ in ManagedObject(layout: layout, objectID: ManagedObjectID(temporaryFor: "Item")) }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func agreesWithADictionary(seed: UInt64) throws {
+        let objects = try Self.objects(3_000)
         var table = IdentityPositions()
         var reference: [ObjectIdentifier: Int] = [:]
         var random = seed
@@ -41,13 +44,7 @@ struct IdentityPositionsTests {
 
     /// An object list keeps its order through removals and the compaction that follows many of them.
     @Test func aListKeepsItsOrder() throws {
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "n", type: .integer64)])
-        ])
-        let layout = try #require(model.layout(of: "Item"))
-        let objects = (0..<500).map { _ in
-            ManagedObject(layout: layout, objectID: ManagedObjectID(temporaryFor: "Item"))
-        }
+        let objects = try Self.objects(500)
         var list = ObjectList()
         for object in objects { list.insert(object) }
         for object in objects { list.insert(object) }
