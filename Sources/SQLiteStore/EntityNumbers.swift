@@ -40,10 +40,15 @@ struct EntityNumbers {
         var checked: Int64? = nil
         try database.query(sql, []) { (statement) throws(SQLiteStoreError) in
             guard usable else { return }
-            let number = sqlite3_column_int64(statement, 1)
-            guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER, sqlite3_column_int64(statement, 0) > 0,
-                sqlite3_column_type(statement, 1) == SQLITE_INTEGER, number == checked || known[number] != nil
+            // Types first: SQLite leaves a column's type undefined once its value was read as another type.
+            guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
+                sqlite3_column_type(statement, 1) == SQLITE_INTEGER
             else {
+                usable = false
+                return
+            }
+            let number = sqlite3_column_int64(statement, 1)
+            guard sqlite3_column_int64(statement, 0) > 0, number == checked || known[number] != nil else {
                 usable = false
                 return
             }

@@ -212,11 +212,9 @@ extension SQLiteStore {
         _ body: (String, SQLiteValue) -> Void
     ) throws(SQLiteStoreError) {
         // A few keys (an update's usual case) are compared one by one: no name hashed per column.
-        let few = keys.flatMap { $0.count <= 4 ? Array($0) : nil }
         func wanted(_ name: String) -> Bool {
             guard let keys else { return true }
-            if let few { return few.contains(name) }
-            return keys.contains(name)
+            return keys.count <= 4 ? keys.contains { $0 == name } : keys.contains(name)
         }
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
@@ -431,7 +429,7 @@ extension SQLiteStore {
         // row while they still apply.
         let last = lastUpdateSQL.flatMap { $0.entity == entityName ? $0 : nil }
         let plan = last?.plan ?? columnPlan(for: entityName)
-        let layout = last != nil ? last?.layout : model.layout(of: entityName)
+        let layout = last?.layout ?? model.layout(of: entityName)
         var columns: [String] = []
         var values: [SQLiteValue] = [.integer(update.snapshot.version)]
         try forEachColumn(of: update.snapshot, keys: keys, plan: plan, layout: layout) { (column, value) in
