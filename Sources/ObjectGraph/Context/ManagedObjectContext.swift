@@ -496,7 +496,9 @@ public final class ManagedObjectContext {
             // Sizes first: a large to-many changed one element at a time must not be compared whole on every change.
             var changed = count != then.count
             if !changed, let now = object.loadedRelationshipIDs(i) {
-                changed = layout.relationships[i].isOrdered ? now != then : Set(now) != Set(then)
+                // In the same order (always so for a to-one) they are equal without hashing; an unordered to-many
+                // in another order is compared as sets.
+                changed = now != then && (layout.relationships[i].isOrdered || now.count < 2 || Set(now) != Set(then))
             }
             if changed {
                 keys.append(layout.relationships[i].name)

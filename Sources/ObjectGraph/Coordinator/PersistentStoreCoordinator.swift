@@ -298,6 +298,20 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Returns: them, in their order, with no to-many left as a fault.
     /// - Throws: ``StoreError`` when a store cannot read them.
     package func wholeSnapshots(completing snapshots: [ObjectSnapshot]) throws(StoreError) -> [ObjectSnapshot] {
+        // Of one incremental store (the usual case): completed where they are, nothing looked up by ID.
+        if let identifier = snapshots.first?.objectID.storeIdentifier,
+            snapshots.allSatisfy({ $0.objectID.storeIdentifier == identifier })
+        {
+            let whole = try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot]? in
+                guard let entry = state.entries.first(where: { $0.store.identifier == identifier }),
+                    let incremental = entry.store as? any IncrementalStore
+                else { return nil }
+                var whole = snapshots
+                try entry.readToManyFaults(of: &whole, from: incremental)
+                return whole
+            }
+            if let whole { return whole }
+        }
         var given: [ManagedObjectID: ObjectSnapshot] = [:]
         given.reserveCapacity(snapshots.count)
         for snapshot in snapshots { given[snapshot.objectID] = snapshot }

@@ -328,6 +328,15 @@ final class StoreEntry: @unchecked Sendable {
         rowCache: inout [ManagedObjectID: ObjectSnapshot]
     ) throws(StoreError) -> [ObjectSnapshot] {
         var snapshots = try snapshots(of: ids, from: incremental, rowCache: &rowCache, caching: false)
+        try readToManyFaults(of: &snapshots, from: incremental)
+        return snapshots
+    }
+
+    /// Reads the to-many relationships `snapshots` (of objects of this incremental store) left as faults: one
+    /// request per relationship for all of them.
+    func readToManyFaults(of snapshots: inout [ObjectSnapshot], from incremental: any IncrementalStore)
+        throws(StoreError)
+    {
         var pending: [String: [Int]] = [:]
         for (i, snapshot) in snapshots.enumerated() {
             snapshot.forEachToManyFault { name in pending[name, default: []].append(i) }
@@ -342,7 +351,6 @@ final class StoreEntry: @unchecked Sendable {
                 snapshots[i].setDestinations(destinations, ofToMany: name)
             }
         }
-        return snapshots
     }
 
     /// Every object of the store, for migration; `progress` hears of each thousand objects read (done, total).
