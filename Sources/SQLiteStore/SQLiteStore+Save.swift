@@ -192,64 +192,58 @@ extension SQLiteStore {
         let statement: OpaquePointer
         let generation: Int
         let plan: [ColumnSource]
-        let layout: EntityLayout?
+        let layout: EntityLayout
+        let index: PlanIndex
     }
 
-    /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order (only the
-    /// columns of `keys`, when given).
+    /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order: the columns of
+    /// every entry of `plan` (the entity's column plan, looked up by the caller once for many rows), or of the entries
+    /// at `positions` only (in increasing order: an update's changed properties, see ``planPositions(of:in:)``).
     private func forEachColumn(
-        of snapshot: ObjectSnapshot, keys: Set<String>?, _ body: (String, SQLiteValue) -> Void
-    ) throws(SQLiteStoreError) {
-        let entityName = snapshot.objectID.entityName
-        try forEachColumn(
-            of: snapshot, keys: keys, plan: columnPlan(for: entityName), layout: model.layout(of: entityName), body)
-    }
-
-    /// As ``forEachColumn(of:keys:_:)``, with the entity's column plan and layout looked up by the caller (once for
-    /// many rows).
-    private func forEachColumn(
-        of snapshot: ObjectSnapshot, keys: Set<String>?, plan: [ColumnSource], layout: EntityLayout?,
+        of snapshot: ObjectSnapshot, only positions: [Int]?, plan: [ColumnSource], layout: EntityLayout?,
         _ body: (String, SQLiteValue) -> Void
     ) throws(SQLiteStoreError) {
-        // A few keys (an update's usual case) are compared one by one: no name hashed per column.
-        func wanted(_ name: String) -> Bool {
-            guard let keys else { return true }
-            return keys.count <= 4 ? keys.contains { $0 == name } : keys.contains(name)
-        }
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
         let links = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
         // Through a buffer: each source is read where it is, not copied (and its strings retained) per row.
         try plan.withUnsafeBufferPointer { (plan) throws(SQLiteStoreError) in
+            // Sorted: the next position wanted is the only one that can be this entry.
+            var next = 0
             for i in plan.indices {
-                switch plan[i] {
-                case .attribute(let name, let slot, let column, let external):
-                    if !wanted(name) { continue }
-                    let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: name]
+                if let positions {
+                    guard next < positions.count, positions[next] == i else { continue }
+                    next += 1
+                }
+                // The entry's fields are read where they are (no copy of the entry, no string retained).
+                switch plan[i].kind {
+                case .attribute:
+                    let slot = plan[i].slot
+                    let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: plan[i].name]
                     if !value.isNull, let layout, slot < layout.attributeTypes.count,
                         layout.attributeTypes[slot] == .undefined
                     {
                         // A column read back by its attribute's type has none for an Undefined attribute.
                         throw SQLiteStoreError(
                             .unsupported, path: database.path,
-                            "\(snapshot.objectID.entityName).\(name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+                            "\(snapshot.objectID.entityName).\(plan[i].name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
                         )
                     }
-                    let encoded = SQLiteValueCoding.encode(value, external: external)
-                    try checkStorable(value, encoded, snapshot, name)
-                    body(column, encoded)
-                case .composite(let name, let members):
-                    if !wanted(name) { continue }
+                    let encoded = SQLiteValueCoding.encode(value, external: plan[i].external)
+                    try checkStorable(value, encoded, snapshot, plan[i].name)
+                    body(plan[i].column, encoded)
+                case .composite:
+                    let name = plan[i].name
                     let value = snapshot[attribute: name]
-                    for member in members {
+                    for member in plan[i].members {
                         let memberValue = Self.member(value, member.path[...])
                         let encoded = SQLiteValueCoding.encode(memberValue)
                         try checkStorable(
                             memberValue, encoded, snapshot, "\(name).\(member.path.joined(separator: "."))")
                         body(member.column, encoded)
                     }
-                case .toOne(let name, let slot, let column, let entityColumn):
-                    if !wanted(name) { continue }
+                case .toOne:
+                    let slot = plan[i].slot
                     let destination: ManagedObjectID?
                     if let links {
                         // As `snapshot[toOne:]` reads it: no destination unless the slot holds one.
@@ -259,15 +253,53 @@ extension SQLiteStore {
                             destination = nil
                         }
                     } else {
-                        destination = snapshot[toOne: name] ?? nil
+                        destination = snapshot[toOne: plan[i].name] ?? nil
                     }
-                    body(column, destination.map { .integer($0.primaryKey) } ?? .null)
-                    if let entityColumn {
+                    body(plan[i].column, destination.map { .integer($0.primaryKey) } ?? .null)
+                    if let entityColumn = plan[i].entityColumn {
                         body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
                     }
                 }
             }
         }
+    }
+
+    /// The positions in an entity's column plan of the properties `keys` names (in increasing order; names without a
+    /// column, a to-many or a transient property, left out): each key's slot found through the layout's name index,
+    /// not by comparing each plan entry's name.
+    private func planPositions(of keys: Set<String>, _ index: PlanIndex, layout: EntityLayout) -> [Int] {
+        var positions: [Int] = []
+        positions.reserveCapacity(keys.count)
+        for key in keys {
+            if let slot = layout.attributeSlot(named: key) {
+                if slot < index.byAttributeSlot.count, index.byAttributeSlot[slot] >= 0 {
+                    positions.append(index.byAttributeSlot[slot])
+                }
+            } else if let slot = layout.relationshipSlot(named: key), slot < index.byRelationshipSlot.count,
+                index.byRelationshipSlot[slot] >= 0
+            {
+                positions.append(index.byRelationshipSlot[slot])
+            }
+        }
+        if positions.count > 1 { positions.sort() }
+        return positions
+    }
+
+    /// Where each attribute and to-one relationship of an entity is in its column plan (made once per entity).
+    func planIndex(of entityName: String, plan: [ColumnSource], layout: EntityLayout) -> PlanIndex {
+        if let known = columnPositions[entityName] { return known }
+        var byAttributeSlot = [Int](repeating: -1, count: layout.attributes.count)
+        var byRelationshipSlot = [Int](repeating: -1, count: layout.relationships.count)
+        for (i, source) in plan.enumerated() {
+            switch source.kind {
+            case .attribute, .composite:
+                if source.slot < byAttributeSlot.count { byAttributeSlot[source.slot] = i }
+            case .toOne: if source.slot < byRelationshipSlot.count { byRelationshipSlot[source.slot] = i }
+            }
+        }
+        let index = PlanIndex(byAttributeSlot: byAttributeSlot, byRelationshipSlot: byRelationshipSlot)
+        columnPositions[entityName] = index
+        return index
     }
 
     /// Refuses a value SQLite would not give back as it is, so that nothing is written: a NaN (SQLite stores it as
@@ -332,11 +364,14 @@ extension SQLiteStore {
             for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
                 guard let column = schema.attributeColumns[entityName]?[attribute.name] else { continue }
                 if attribute.type == .composite {
-                    plan.append(.composite(name: attribute.name, members: column.members.map { ($0.column, $0.path) }))
+                    plan.append(
+                        ColumnSource(
+                            kind: .composite, name: attribute.name, slot: slot,
+                            members: column.members.map { ($0.column, $0.path) }))
                 } else {
                     plan.append(
-                        .attribute(
-                            name: attribute.name, slot: slot, column: column.column,
+                        ColumnSource(
+                            kind: .attribute, name: attribute.name, slot: slot, column: column.column,
                             external: attribute.allowsExternalBinaryDataStorage))
                 }
             }
@@ -344,8 +379,9 @@ extension SQLiteStore {
             where !relationship.isToMany && !relationship.isTransient {
                 guard let column = schema.toOneColumns[entityName]?[relationship.name] else { continue }
                 plan.append(
-                    .toOne(
-                        name: relationship.name, slot: slot, column: column.column, entityColumn: column.entityColumn))
+                    ColumnSource(
+                        kind: .toOne, name: relationship.name, slot: slot, column: column.column,
+                        entityColumn: column.entityColumn))
             }
         }
         columnPlans[entityName] = plan
@@ -385,7 +421,7 @@ extension SQLiteStore {
                 values.append(.integer(snapshots[i].objectID.primaryKey))
                 values.append(.integer(number))
                 values.append(.integer(snapshots[i].version))
-                try forEachColumn(of: snapshots[i], keys: nil, plan: plan, layout: layout) { _, value in
+                try forEachColumn(of: snapshots[i], only: nil, plan: plan, layout: layout) { _, value in
                     values.append(value)
                 }
                 try database.step(statement, values, sql: sql)
@@ -399,12 +435,12 @@ extension SQLiteStore {
         if let known = insertSQL[entityName] { return known }
         var names: [String] = []
         for source in plan {
-            switch source {
-            case .attribute(_, _, let column, _): names.append(column)
-            case .composite(_, let members): names += members.map(\.column)
-            case .toOne(_, _, let column, let entityColumn):
-                names.append(column)
-                if let entityColumn { names.append(entityColumn) }
+            switch source.kind {
+            case .attribute: names.append(source.column)
+            case .composite: names += source.members.map(\.column)
+            case .toOne:
+                names.append(source.column)
+                if let entityColumn = source.entityColumn { names.append(entityColumn) }
             }
         }
         let list = names.map { ", " + SQLiteSchema.q($0) }.joined()
@@ -429,10 +465,14 @@ extension SQLiteStore {
         // row while they still apply.
         let last = lastUpdateSQL.flatMap { $0.entity == entityName ? $0 : nil }
         let plan = last?.plan ?? columnPlan(for: entityName)
-        let layout = last?.layout ?? model.layout(of: entityName)
+        guard let layout = last?.layout ?? model.layout(of: entityName) else {
+            throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
+        }
+        let index = last?.index ?? planIndex(of: entityName, plan: plan, layout: layout)
         var columns: [String] = []
         var values: [SQLiteValue] = [.integer(update.snapshot.version)]
-        try forEachColumn(of: update.snapshot, keys: keys, plan: plan, layout: layout) { (column, value) in
+        let positions = planPositions(of: keys, index, layout: layout)
+        try forEachColumn(of: update.snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
             columns.append(column)
             values.append(value)
         }
@@ -447,7 +487,7 @@ extension SQLiteStore {
             let statement = try database.statement(sql)
             lastUpdateSQL = LastUpdate(
                 entity: entityName, columns: columns, sql: sql, statement: statement,
-                generation: database.statementGeneration, plan: plan, layout: layout)
+                generation: database.statementGeneration, plan: plan, layout: layout, index: index)
             try database.step(statement, values, sql: sql)
         }
         return database.changes == 1
@@ -631,8 +671,38 @@ struct ToManySQL {
 }
 
 /// Where a column's value comes from in a snapshot.
-enum ColumnSource {
-    case attribute(name: String, slot: Int, column: String, external: Bool)
-    case composite(name: String, members: [(column: String, path: [String])])
-    case toOne(name: String, slot: Int, column: String, entityColumn: String?)
+/// Where each attribute and to-one relationship of an entity is in its column plan: the position by slot, -1 for
+/// none (a transient attribute, a to-many).
+final class PlanIndex {
+    let byAttributeSlot: [Int]
+    let byRelationshipSlot: [Int]
+    init(byAttributeSlot: [Int], byRelationshipSlot: [Int]) {
+        self.byAttributeSlot = byAttributeSlot
+        self.byRelationshipSlot = byRelationshipSlot
+    }
+}
+
+struct ColumnSource {
+    /// What kind of property the columns come from.
+    enum Kind {
+        /// An attribute: one column.
+        case attribute
+        /// A composite attribute: a column per member (``members``).
+        case composite
+        /// A to-one relationship: the destination's key, and its entity's number when ``entityColumn`` is set.
+        case toOne
+    }
+    let kind: Kind
+    /// The property's name.
+    let name: String
+    /// The property's slot in the entity's layout (an attribute slot, or for a to-one a relationship slot).
+    let slot: Int
+    /// The column (none for a composite).
+    var column = ""
+    /// Whether the attribute's binary data may be kept outside the database.
+    var external = false
+    /// A polymorphic to-one's entity-number column.
+    var entityColumn: String? = nil
+    /// A composite's columns and the member path each holds.
+    var members: [(column: String, path: [String])] = []
 }

@@ -51,6 +51,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var insertSQL: [String: String] = [:]
     /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
     var columnPlans: [String: [ColumnSource]] = [:]
+    /// Where each property of an entity is in its column plan (made once per entity, for updates).
+    var columnPositions: [String: PlanIndex] = [:]
     /// Entities of the model that have no `Z_PRIMARYKEY` row yet (added to the model after the store was made),
     /// with the number and parent number given them: the row is added by the first save that inserts one, as Core
     /// Data does.
@@ -362,6 +364,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
                 columnPlans = [:]
+                columnPositions = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
                 lastDeleteSQL = nil
@@ -395,6 +398,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model, numbers: numbers)
                 insertSQL = [:]
                 columnPlans = [:]
+                columnPositions = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
                 lastDeleteSQL = nil

@@ -117,4 +117,87 @@ struct UpdateStatementTests {
         }
         #expect(numbers == kept)
     }
+
+    /// Sites with attributes before and after a composite, and a to-one into an entity with a sub-entity (a key and
+    /// an entity-number column).
+    static func siteModel() throws -> ManagedObjectModel {
+        let point = CompositeDescription(
+            name: "Point",
+            attributes: [
+                AttributeDescription(name: "latitude", type: .double),
+                AttributeDescription(name: "longitude", type: .double),
+            ])
+        return try ManagedObjectModel(
+            entities: [
+                EntityDescription(
+                    name: "Site",
+                    attributes: [
+                        AttributeDescription(name: "a", type: .string),
+                        AttributeDescription(name: "spot", type: .composite, compositeName: "Point"),
+                        AttributeDescription(name: "b", type: .integer64),
+                        AttributeDescription(name: "note", type: .string, isTransient: true),
+                        AttributeDescription(name: "c", type: .string),
+                    ],
+                    relationships: [RelationshipDescription(name: "parent", destination: "Site")]),
+                EntityDescription(name: "Camp", parent: "Site"),
+            ], composites: [point])
+    }
+
+    /// An update writes exactly the columns of the properties that changed — a composite's members, a to-one's key
+    /// and entity number, attributes before and after them, in whatever order the changes were made — and leaves
+    /// every other column as the file holds it (another program's write to one is kept).
+    @Test func anUpdateWritesTheColumnsOfItsChangedPropertiesOnly() throws {
+        let model = try Self.siteModel()
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("sites.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var sites: [ManagedObject] = []
+        for i in 0..<4 {
+            let site = try context.insertNewObject(forEntityName: "Site")
+            try site.setAttributeValue(.string("a\(i)"), forKey: "a")
+            try site.setAttributeValue(.integer64(Int64(i)), forKey: "b")
+            try site.setAttributeValue(.string("c\(i)"), forKey: "c")
+            sites.append(site)
+        }
+        let camp = try context.insertNewObject(forEntityName: "Camp")
+        try camp.setAttributeValue(.string("camp"), forKey: "a")
+        try context.save()
+        // Another program writes column `a` of every site (keeping Z_OPT): no update below changes `a`.
+        try execute(url, "UPDATE ZSITE SET ZA = 'elsewhere' WHERE ZA LIKE 'a%'")
+        // Changes made in different orders, several per object.
+        try sites[0].setAttributeValue(.string("c0 new"), forKey: "c")
+        try sites[0].setAttributeValue(
+            .composite(["latitude": .double(1.5), "longitude": .double(-2.5)]), forKey: "spot")
+        try sites[1].setObject(camp, forKey: "parent")
+        try sites[1].setAttributeValue(.integer64(100), forKey: "b")
+        try sites[1].setAttributeValue(.string("c1 new"), forKey: "c")
+        try sites[2].setAttributeValue(.string("kept in memory"), forKey: "note")
+        try sites[2].setAttributeValue(.integer64(200), forKey: "b")
+        try sites[3].setObject(sites[0], forKey: "parent")
+        try context.save()
+
+        func row(_ i: Int) -> Int64 { sites[i].objectID.primaryKey }
+        #expect(try scalar(url, "SELECT count(*) FROM ZSITE WHERE ZA = 'elsewhere'") == 4)
+        #expect(
+            try scalar(url, "SELECT ZC = 'c0 new' AND ZB = 0 AND ZPARENT IS NULL FROM ZSITE WHERE Z_PK = \(row(0))")
+                == 1)
+        #expect(
+            try scalar(url, "SELECT ZSPOT_LATITUDE = 1.5 AND ZSPOT_LONGITUDE = -2.5 FROM ZSITE WHERE Z_PK = \(row(0))")
+                == 1)
+        #expect(try scalar(url, "SELECT ZC = 'c1 new' AND ZB = 100 FROM ZSITE WHERE Z_PK = \(row(1))") == 1)
+        #expect(try scalar(url, "SELECT ZPARENT FROM ZSITE WHERE Z_PK = \(row(1))") == camp.objectID.primaryKey)
+        #expect(
+            try scalar(
+                url,
+                "SELECT Z1_PARENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Camp') FROM ZSITE WHERE Z_PK = \(row(1))"
+            )
+                == 1)
+        #expect(
+            try scalar(
+                url, "SELECT ZC = 'c2' AND ZB = 200 AND ZSPOT_LATITUDE IS NULL FROM ZSITE WHERE Z_PK = \(row(2))") == 1)
+        #expect(try scalar(url, "SELECT ZPARENT FROM ZSITE WHERE Z_PK = \(row(3))") == row(0))
+        #expect(try scalar(url, "SELECT ZC = 'c3' AND ZB = 3 FROM ZSITE WHERE Z_PK = \(row(3))") == 1)
+    }
 }
