@@ -184,16 +184,32 @@ extension SQLiteStore {
         let generation: Int
     }
 
-    /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`.
-    struct LastUpdate {
+    /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`: its entity, the positions in the entity's column
+    /// plan of the properties it writes, its text and prepared statement with the database's statement generation
+    /// then, and the entity's plan, layout and plan index. A class: taken from the store once per row.
+    final class LastUpdate {
         let entity: String
-        let columns: [String]
+        let positions: [Int]
         let sql: String
         let statement: OpaquePointer
         let generation: Int
         let plan: [ColumnSource]
         let layout: EntityLayout
         let index: PlanIndex
+
+        init(
+            entity: String, positions: [Int], sql: String, statement: OpaquePointer, generation: Int,
+            plan: [ColumnSource], layout: EntityLayout, index: PlanIndex
+        ) {
+            self.entity = entity
+            self.positions = positions
+            self.sql = sql
+            self.statement = statement
+            self.generation = generation
+            self.plan = plan
+            self.layout = layout
+            self.index = index
+        }
     }
 
     /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order: the columns of
@@ -463,30 +479,37 @@ extension SQLiteStore {
         }
         // Rows of one entity come in runs: its plan and layout, the statement and its text are kept from the last
         // row while they still apply.
-        let last = lastUpdateSQL.flatMap { $0.entity == entityName ? $0 : nil }
+        var last = lastUpdateSQL
+        if last?.entity != entityName { last = nil }
         let plan = last?.plan ?? columnPlan(for: entityName)
         guard let layout = last?.layout ?? model.layout(of: entityName) else {
             throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
         }
         let index = last?.index ?? planIndex(of: entityName, plan: plan, layout: layout)
-        var columns: [String] = []
-        var values: [SQLiteValue] = [.integer(update.snapshot.version)]
         let positions = planPositions(of: keys, index, layout: layout)
+        // The same plan entries as the last row's write the same columns: its statement applies.
+        let kept = last.flatMap {
+            $0.positions == positions && $0.generation == database.statementGeneration ? $0 : nil
+        }
+        var columns: [String] = []
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(positions.count + 3)
+        values.append(.integer(update.snapshot.version))
         try forEachColumn(of: update.snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
-            columns.append(column)
+            if kept == nil { columns.append(column) }
             values.append(value)
         }
         values.append(.integer(update.snapshot.objectID.primaryKey))
         values.append(.integer(update.expectedVersion))
-        if let last, last.columns == columns, last.generation == database.statementGeneration {
-            try database.step(last.statement, values, sql: last.sql)
+        if let kept {
+            try database.step(kept.statement, values, sql: kept.sql)
         } else {
             let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
             let sql =
                 "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
             let statement = try database.statement(sql)
             lastUpdateSQL = LastUpdate(
-                entity: entityName, columns: columns, sql: sql, statement: statement,
+                entity: entityName, positions: positions, sql: sql, statement: statement,
                 generation: database.statementGeneration, plan: plan, layout: layout, index: index)
             try database.step(statement, values, sql: sql)
         }
