@@ -425,8 +425,8 @@ public final class ManagedObjectContext {
 
     // MARK: - Change tracking (called by objects)
 
-    /// Records an object's state before its first unsaved change (to-many relationships still faults are left out:
-    /// see ``willChange(_:relationship:)``).
+    /// Records an object's state before its first unsaved change (its attributes: each relationship is recorded
+    /// before its own first change, see ``willChange(_:relationship:)``).
     func willChange(_ object: ManagedObject) {
         // Whatever was validated is stale now.
         validatedGeneration = nil
@@ -447,14 +447,19 @@ public final class ManagedObjectContext {
         originals[key]?.relationships[index] = ids
     }
 
+    /// An object's state as it is now: its attribute values, and no relationship's destinations — each is recorded
+    /// before its own first change (``willChange(_:relationship:)``); one not recorded is unchanged.
     func captureState(_ object: ManagedObject) -> OriginalState {
         let layout = object.entity
-        return OriginalState(
-            attributes: layout.attributes.indices.map {
-                object.rawValue(at: $0) ?? object.storage!.value($0, layout: layout)
-            },
-            relationships: layout.relationships.indices.map { object.loadedRelationshipIDs($0) },
-            version: object.storeVersion)
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(layout.attributes.count)
+        for i in layout.attributes.indices {
+            attributes.append(object.rawValue(at: i) ?? object.storage!.value(i, layout: layout))
+        }
+        var relationships: [[ManagedObjectID]?] = []
+        relationships.reserveCapacity(layout.relationships.count)
+        for _ in layout.relationships.indices { relationships.append(nil) }
+        return OriginalState(attributes: attributes, relationships: relationships, version: object.storeVersion)
     }
 
     /// Updates the object's place in the change sets after a change.

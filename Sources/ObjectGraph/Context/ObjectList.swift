@@ -119,10 +119,9 @@ struct IdentityPositions {
     }
 }
 
-/// The values of a persistent object as they were before its first unsaved change.
-/// An object's state before its first unsaved change. A to-many relationship that was still a fault then is `nil`
-/// here until it is first changed (it is read and recorded just before), so that editing one property never reads
-/// every large to-many relationship of the object.
+/// An object's state before its first unsaved change. A relationship is `nil` here until it is first changed (its
+/// destinations are recorded just before): editing an attribute never lists (or, for a to-many still a fault, reads)
+/// the object's relationships, and a relationship left `nil` is unchanged.
 struct OriginalState {
     var attributes: [AttributeValue]
     var relationships: [[ManagedObjectID]?]

@@ -273,6 +273,38 @@ struct ManagedObjectTests {
         #expect(leaf.hasChanges && !leaf.isInserted)
     }
 
+    /// A relationship's original is recorded before its own first change, whenever that comes: after an attribute's
+    /// change it is still seen as changed (and saved), set back it is unchanged again, and left alone it is reported
+    /// as committed with its current destination.
+    @Test func aRelationshipChangedAfterAnAttributeIsTracked() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        let first = try Shapes.leaf("first", context)
+        let second = try Shapes.leaf("second", context)
+        try leaf.setObject(first, forKey: "parent")
+        try context.save()
+
+        try leaf.setValue(.string("b"), forKey: "name")
+        #expect(try leaf.committedValues(forKeys: ["parent"]) == ["parent": .object(first)])
+        #expect(try Set(leaf.changedValues().keys) == ["name"])
+        try leaf.setObject(second, forKey: "parent")
+        #expect(try Set(leaf.changedValues().keys) == ["name", "parent"])
+        #expect(try leaf.committedValues(forKeys: ["parent"]) == ["parent": .object(first)])
+        // Both set back: no change left.
+        try leaf.setObject(first, forKey: "parent")
+        try leaf.setValue(.string("a"), forKey: "name")
+        #expect(!leaf.hasChanges)
+        #expect(!context.updatedObjects.contains { $0 === leaf })
+
+        try leaf.setValue(.string("c"), forKey: "name")
+        try leaf.setObject(second, forKey: "parent")
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let again = try reader.existingObject(with: leaf.objectID)
+        #expect(try again.value(forKey: "name") == .string("c"))
+        #expect(try again.object(forKey: "parent")?.objectID == second.objectID)
+    }
+
     @Test func obtainingPermanentIDsEarly() throws {
         let context = try Shapes.context()
         let leaf = try Shapes.leaf("a", context)
