@@ -488,9 +488,17 @@ public final class ManagedObjectContext {
     func changedKeys(_ object: ManagedObject, from original: OriginalState, stopAtFirst: Bool = false) -> [String] {
         let layout = object.entity
         var keys: [String] = []
+        let storage = object.storage!
+        let hasRawValues = object.flags.contains(.hasRawValues)
         for i in layout.attributes.indices {
-            let now = object.rawValue(at: i) ?? object.storage!.value(i, layout: layout)
-            if now != original.attributes[i] {
+            // Compared in the slot (no value made) unless a raw value stands for it.
+            let same =
+                if hasRawValues, let raw = object.rawValue(at: i) {
+                    raw == original.attributes[i]
+                } else {
+                    storage.holds(i, original.attributes[i], layout: layout)
+                }
+            if !same {
                 keys.append(layout.attributes[i].name)
                 if stopAtFirst { return keys }
             }

@@ -143,6 +143,58 @@ struct AttributeStorage {
         }
     }
 
+    /// Whether slot `index` holds `value`: `value(index, layout:) == value`, compared where the slot is (no value made,
+    /// nothing retained).
+    func holds(_ index: Int, _ value: AttributeValue, layout: EntityLayout) -> Bool {
+        if isNull(index) {
+            if case .null = value { return true }
+            return false
+        }
+        let p = base + layout.slots[index].offset
+        switch (layout.slots[index].kind, value) {
+        case (.int16, .integer16(let v)): return v == p.load(as: Int16.self)
+        case (.int32, .integer32(let v)): return v == p.load(as: Int32.self)
+        case (.int64, .integer64(let v)): return v == p.load(as: Int64.self)
+        case (.double, .double(let v)): return v == p.load(as: Double.self)
+        case (.float, .float(let v)): return v == p.load(as: Float.self)
+        case (.bool, .boolean(let v)): return v == (p.load(as: UInt8.self) != 0)
+        case (.date, .date(let v)): return v == Date(timeIntervalSinceReferenceDate: p.load(as: Double.self))
+        case (.decimal, .decimal(let v)): return v == p.load(as: Decimal.self)
+        case (.uuid, .uuid(let v)): return v == p.load(as: UUID.self)
+        case (.string, _):
+            guard let stored = p.assumingMemoryBound(to: String?.self).pointee else {
+                if case .null = value { return true }
+                return false
+            }
+            if case .string(let v) = value { return v == stored }
+            return false
+        case (.data, _):
+            guard let stored = p.assumingMemoryBound(to: Data?.self).pointee else {
+                if case .null = value { return true }
+                return false
+            }
+            let transformable = layout.attributeTypes[index] == .transformable
+            switch value {
+            case .binary(let v): return !transformable && v == stored
+            case .transformable(let v): return transformable && v == stored
+            default: return false
+            }
+        case (.url, _):
+            guard let stored = p.assumingMemoryBound(to: URL?.self).pointee else {
+                if case .null = value { return true }
+                return false
+            }
+            let objectID = layout.attributeTypes[index] == .objectID
+            switch value {
+            case .uri(let v): return !objectID && v == stored
+            case .objectID(let v): return objectID && v == stored
+            default: return false
+            }
+        case (.value, _): return p.assumingMemoryBound(to: AttributeValue.self).pointee == value
+        default: return false
+        }
+    }
+
     /// Whether `value` can be stored in a slot of `kind` for an attribute of `type` (null always can).
     static func fits(_ value: AttributeValue, _ kind: AttributeSlot.Kind, type: AttributeType) -> Bool {
         switch (kind, value) {
