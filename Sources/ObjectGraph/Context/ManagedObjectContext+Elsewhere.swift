@@ -74,10 +74,7 @@ extension ManagedObjectContext {
         }
         for object in registered.values { remapped[object.objectID] = object }
         registered = remapped
-        for (key, var original) in originals {
-            original.relationships = original.relationships.map { $0?.map(map) }
-            originals[key] = original
-        }
+        originals.updateEach { $0.relationships = $0.relationships.map { $0?.map(map) } }
         var batches: [ManagedObjectID: FaultBatch] = [:]
         var seen: [ObjectIdentifier: FaultBatch] = [:]
         for (id, batch) in faultBatches {

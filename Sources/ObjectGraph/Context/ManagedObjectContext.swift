@@ -28,7 +28,7 @@ public final class ManagedObjectContext {
     /// How many objects are in both `inserted` and `deleted` (inserted, then deleted before a save): they are no
     /// change at all, so ``hasChanges`` leaves them out without building any list.
     var droppedCount = 0
-    var originals: [ObjectIdentifier: OriginalState] = [:]
+    var originals = OriginalStates()
     var pendingDeletes: [ManagedObject] = []
     var assignedStores: [ObjectIdentifier: String] = [:]
     var event = EventChanges()

@@ -42,6 +42,41 @@ struct IdentityPositionsTests {
         for object in objects { #expect(table.position(of: object) == reference[ObjectIdentifier(object)]) }
     }
 
+    /// The originals table agrees with a dictionary by identity through any run of sets, replacements and removals,
+    /// and `updateEach` changes every state once.
+    @Test(arguments: [4, 5])
+    func originalsAgreeWithADictionary(seed: UInt64) throws {
+        let objects = try Self.objects(2_000)
+        var table = OriginalStates()
+        var reference: [ObjectIdentifier: Int64] = [:]
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            return Int(random % UInt64(bound))
+        }
+        for step in 0..<30_000 {
+            let id = ObjectIdentifier(objects[next(objects.count)])
+            if next(3) == 0 {
+                table[id] = nil
+                reference[id] = nil
+            } else {
+                table[id] = OriginalState(attributes: [], relationships: [], version: Int64(step))
+                reference[id] = Int64(step)
+            }
+            #expect(table.count == reference.count)
+            #expect(table[id]?.version == reference[id], "step \(step)")
+        }
+        table.updateEach { $0.version += 1 }
+        for object in objects {
+            let id = ObjectIdentifier(object)
+            #expect(table[id]?.version == reference[id].map { $0 + 1 })
+        }
+        table.removeAll()
+        #expect(table.count == 0 && table[ObjectIdentifier(objects[0])] == nil)
+    }
+
     /// An object list keeps its order through removals and the compaction that follows many of them.
     @Test func aListKeepsItsOrder() throws {
         let objects = try Self.objects(500)
