@@ -51,4 +51,33 @@ struct SlotComparisonTests {
         }
         #expect(checked > 300)
     }
+
+    /// A value goes into a fresh slot as it is exactly when it is already in the slot's form (`fits`, and not a
+    /// slot of `.value` kind, whose values are converted first), and reads back equal.
+    @Test func aValueIsStoredAsItIsOnlyInItsSlotsForm() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "All",
+                attributes: Self.types.enumerated().map {
+                    AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
+                })
+        ])
+        let layout = try #require(model.layout(of: "All"))
+        for i in Self.types.indices {
+            for candidate in Self.candidates where !candidate.isNull {
+                let storage = AttributeStorage(layout: layout)
+                defer { storage.free(layout: layout) }
+                let kind = layout.slots[i].kind
+                let expected = kind != .value && AttributeStorage.fits(candidate, kind, type: layout.attributeTypes[i])
+                #expect(storage.storeIfFits(i, candidate, layout: layout) == expected, "\(Self.types[i]) \(candidate)")
+                let read = storage.value(i, layout: layout)
+                if expected {
+                    // NaN is the one value not equal to itself: compared by its bits.
+                    #expect(read == candidate || "\(read)" == "\(candidate)", "\(Self.types[i]) \(candidate)")
+                } else {
+                    #expect(read == .null, "\(Self.types[i]) \(candidate)")
+                }
+            }
+        }
+    }
 }

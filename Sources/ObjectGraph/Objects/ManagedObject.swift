@@ -172,11 +172,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 let value = slotted[i]
                 if value.isNull { continue }
                 // A value already in its slot's form (what a store reads) goes in as it is; others are converted.
-                let kind = entity.slots[i].kind
-                if kind != .value, AttributeStorage.fits(value, kind, type: entity.attributeTypes[i]) {
-                    fresh.set(i, value, layout: entity)
-                    continue
-                }
+                if fresh.storeIfFits(i, value, layout: entity) { continue }
                 do {
                     fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
                 } catch {
