@@ -49,6 +49,7 @@ struct IdentityPositions {
     private(set) var count = 0
 
     private static func key(_ object: ManagedObject) -> UInt { UInt(bitPattern: ObjectIdentifier(object)) }
+    private static func key(_ id: ObjectIdentifier) -> UInt { UInt(bitPattern: id) }
 
     /// The place `key` hashes to in a table of `size` places.
     private static func home(_ key: UInt, _ size: Int) -> Int {
@@ -64,16 +65,25 @@ struct IdentityPositions {
     }
 
     /// The position recorded for `object`.
-    func position(of object: ManagedObject) -> Int? {
+    func position(of object: ManagedObject) -> Int? { position(of: Self.key(object)) }
+
+    /// The position recorded for the object `id` stands for.
+    func position(of id: ObjectIdentifier) -> Int? { position(of: Self.key(id)) }
+
+    private func position(of key: UInt) -> Int? {
         guard count > 0 else { return nil }
-        let place = place(of: Self.key(object))
+        let place = place(of: key)
         return keys[place] == 0 ? nil : values[place]
     }
 
     /// Records `object` at `position` unless it is there already; whether it was added.
-    mutating func insert(_ object: ManagedObject, at position: Int) -> Bool {
+    mutating func insert(_ object: ManagedObject, at position: Int) -> Bool { insert(Self.key(object), at: position) }
+
+    /// Records the object `id` stands for at `position` unless it is there already; whether it was added.
+    mutating func insert(_ id: ObjectIdentifier, at position: Int) -> Bool { insert(Self.key(id), at: position) }
+
+    private mutating func insert(_ key: UInt, at position: Int) -> Bool {
         if (count + 1) * 2 > keys.count { grow() }
-        let key = Self.key(object)
         let place = place(of: key)
         guard keys[place] == 0 else { return false }
         keys[place] = key
@@ -82,10 +92,22 @@ struct IdentityPositions {
         return true
     }
 
+    /// Moves the recorded object `id` stands for to `position`.
+    mutating func move(_ id: ObjectIdentifier, to position: Int) {
+        guard count > 0 else { return }
+        let place = place(of: Self.key(id))
+        if keys[place] != 0 { values[place] = position }
+    }
+
     /// Forgets `object`; its position, if it had one.
-    mutating func remove(_ object: ManagedObject) -> Int? {
+    mutating func remove(_ object: ManagedObject) -> Int? { remove(Self.key(object)) }
+
+    /// Forgets the object `id` stands for; its position, if it had one.
+    mutating func remove(_ id: ObjectIdentifier) -> Int? { remove(Self.key(id)) }
+
+    private mutating func remove(_ key: UInt) -> Int? {
         guard count > 0 else { return nil }
-        var hole = place(of: Self.key(object))
+        var hole = place(of: key)
         guard keys[hole] != 0 else { return nil }
         let position = values[hole]
         // Entries after the hole whose home is not between the hole and them move back into it.
@@ -128,100 +150,51 @@ struct OriginalState {
     var version: Int64
 }
 
-/// The original states of a context's changed objects by object identity: an open-addressed table keyed by the
-/// object's address, as ``IdentityPositions`` (a dictionary by `ObjectIdentifier` hashed the address with SipHash
-/// on each of the several lookups a change and a save make per object).
+/// The original states of a context's changed objects by object identity: kept in an array, each object's place in
+/// it recorded by ``IdentityPositions`` (a dictionary by `ObjectIdentifier` hashed the address with SipHash on each
+/// of the several lookups a change and a save make per object).
 struct OriginalStates {
-    /// Addresses (0 for an empty place) and their states; a power of two long, at most half full.
-    private var keys: [UInt] = []
-    private var values: [OriginalState?] = []
-    private(set) var count = 0
+    private var positions = IdentityPositions()
+    private var states: [OriginalState] = []
+    private var owners: [ObjectIdentifier] = []
 
-    /// The place `key` hashes to in a table of `size` places.
-    private static func home(_ key: UInt, _ size: Int) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt(UInt.bitWidth - size.trailingZeroBitCount))
-    }
-
-    /// The place holding `key`, or the empty place where it would go.
-    private func place(of key: UInt) -> Int {
-        let mask = keys.count - 1
-        var place = Self.home(key, keys.count)
-        while keys[place] != 0 && keys[place] != key { place = (place + 1) & mask }
-        return place
-    }
+    var count: Int { states.count }
 
     /// The original state of the object `id` stands for; setting `nil` forgets it.
     subscript(id: ObjectIdentifier) -> OriginalState? {
-        get {
-            guard count > 0 else { return nil }
-            let place = place(of: UInt(bitPattern: id))
-            return keys[place] == 0 ? nil : values[place]
-        }
+        get { positions.position(of: id).map { states[$0] } }
         set {
-            let key = UInt(bitPattern: id)
-            guard let newValue else {
-                remove(key)
-                return
+            if let newValue {
+                if let i = positions.position(of: id) {
+                    states[i] = newValue
+                } else {
+                    _ = positions.insert(id, at: states.count)
+                    states.append(newValue)
+                    owners.append(id)
+                }
+            } else if let i = positions.remove(id) {
+                // The last state takes the place of the one forgotten.
+                let last = states.count - 1
+                if i != last {
+                    states.swapAt(i, last)
+                    owners.swapAt(i, last)
+                    positions.move(owners[i], to: i)
+                }
+                states.removeLast()
+                owners.removeLast()
             }
-            if (count + 1) * 2 > keys.count { grow() }
-            let place = place(of: key)
-            if keys[place] == 0 {
-                keys[place] = key
-                count += 1
-            }
-            values[place] = newValue
         }
     }
 
     /// Changes every state in place.
     mutating func updateEach(_ body: (inout OriginalState) -> Void) {
-        for place in keys.indices where keys[place] != 0 {
-            if var state = values[place] {
-                values[place] = nil
-                body(&state)
-                values[place] = state
-            }
-        }
+        for i in states.indices { body(&states[i]) }
     }
 
     /// Forgets every state.
     mutating func removeAll() {
-        keys = []
-        values = []
-        count = 0
-    }
-
-    private mutating func remove(_ key: UInt) {
-        guard count > 0 else { return }
-        var hole = place(of: key)
-        guard keys[hole] != 0 else { return }
-        // Entries after the hole whose home is not between the hole and them move back into it.
-        let mask = keys.count - 1
-        var next = (hole + 1) & mask
-        while keys[next] != 0 {
-            let home = Self.home(keys[next], keys.count)
-            let movable = hole <= next ? (home <= hole || home > next) : (home <= hole && home > next)
-            if movable {
-                keys[hole] = keys[next]
-                values[hole] = values[next]
-                hole = next
-            }
-            next = (next + 1) & mask
-        }
-        keys[hole] = 0
-        values[hole] = nil
-        count -= 1
-    }
-
-    private mutating func grow() {
-        let size = max(16, keys.count * 2)
-        let (oldKeys, oldValues) = (keys, values)
-        keys = [UInt](repeating: 0, count: size)
-        values = [OriginalState?](repeating: nil, count: size)
-        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
-            let place = place(of: key)
-            keys[place] = key
-            values[place] = value
-        }
+        positions = IdentityPositions()
+        states = []
+        owners = []
     }
 }

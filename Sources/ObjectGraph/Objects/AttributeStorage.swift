@@ -212,7 +212,7 @@ struct AttributeStorage {
 
     /// Stores a non-null `value` in attribute `index` if it is already in its slot's form (as ``fits(_:_:type:)``
     /// tells, one switch instead of two); whether it did. A `.value` slot takes nothing here (its values are
-    /// converted first). The slot must be null.
+    /// converted first).
     func storeIfFits(_ index: Int, _ value: AttributeValue, layout: EntityLayout) -> Bool {
         let slot = layout.slots[index]
         let p = base + slot.offset
@@ -247,20 +247,12 @@ struct AttributeStorage {
 
     /// Stores `value` (already converted to the attribute's type) in attribute `index`.
     func set(_ index: Int, _ value: AttributeValue, layout: EntityLayout) {
+        if !value.isNull, storeIfFits(index, value, layout: layout) { return }
+        // Null, a `.value` slot, or data or a URL of the other case than the attribute's type.
         let slot = layout.slots[index]
         let p = base + slot.offset
         setPresent(index, !value.isNull)
         switch (slot.kind, value) {
-        case (.int16, .integer16(let v)): p.storeBytes(of: v, as: Int16.self)
-        case (.int32, .integer32(let v)): p.storeBytes(of: v, as: Int32.self)
-        case (.int64, .integer64(let v)): p.storeBytes(of: v, as: Int64.self)
-        case (.double, .double(let v)): p.storeBytes(of: v, as: Double.self)
-        case (.float, .float(let v)): p.storeBytes(of: v, as: Float.self)
-        case (.bool, .boolean(let v)): p.storeBytes(of: v ? 1 : 0, as: UInt8.self)
-        case (.date, .date(let v)): p.storeBytes(of: v.timeIntervalSinceReferenceDate, as: Double.self)
-        case (.decimal, .decimal(let v)): p.storeBytes(of: v, as: Decimal.self)
-        case (.uuid, .uuid(let v)): p.storeBytes(of: v, as: UUID.self)
-        case (.string, .string(let v)): p.assumingMemoryBound(to: String?.self).pointee = v
         case (.string, .null): p.assumingMemoryBound(to: String?.self).pointee = nil
         case (.data, .binary(let v)), (.data, .transformable(let v)): p.assumingMemoryBound(to: Data?.self).pointee = v
         case (.data, .null): p.assumingMemoryBound(to: Data?.self).pointee = nil
