@@ -24,15 +24,20 @@ struct SlotComparisonTests {
         .composite(["x": .double(1)]),
     ]
 
-    @Test func aSlotHoldsExactlyWhatItsValueEquals() throws {
+    /// The layout of an entity with one attribute of each type (the undefined one transient).
+    static func layout() throws -> EntityLayout {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(
                 name: "All",
-                attributes: Self.types.enumerated().map {
+                attributes: types.enumerated().map {
                     AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
                 })
         ])
-        let layout = try #require(model.layout(of: "All"))
+        return try #require(model.layout(of: "All"))
+    }
+
+    @Test func aSlotHoldsExactlyWhatItsValueEquals() throws {
+        let layout = try Self.layout()
         var checked = 0
         for (i, _) in Self.types.enumerated() {
             // Each value the slot can take (null first), against every candidate.
@@ -55,14 +60,7 @@ struct SlotComparisonTests {
     /// A value goes into a fresh slot as it is exactly when it is already in the slot's form (`fits`, and not a
     /// slot of `.value` kind, whose values are converted first), and reads back equal.
     @Test func aValueIsStoredAsItIsOnlyInItsSlotsForm() throws {
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "All",
-                attributes: Self.types.enumerated().map {
-                    AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
-                })
-        ])
-        let layout = try #require(model.layout(of: "All"))
+        let layout = try Self.layout()
         for i in Self.types.indices {
             for candidate in Self.candidates where !candidate.isNull {
                 let storage = AttributeStorage(layout: layout)

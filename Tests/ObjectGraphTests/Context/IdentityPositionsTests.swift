@@ -19,14 +19,8 @@ struct IdentityPositionsTests {
         let objects = try Self.objects(3_000)
         var table = IdentityPositions()
         var reference: [ObjectIdentifier: Int] = [:]
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            // xorshift: the same run for a seed.
-            random ^= random << 13
-            random ^= random >> 7
-            random ^= random << 17
-            return Int(random % UInt64(bound))
-        }
+        var random = XorShift(seed)
+        func next(_ bound: Int) -> Int { random.next(bound) }
         for step in 0..<40_000 {
             let object = objects[next(objects.count)]
             let id = ObjectIdentifier(object)
@@ -49,13 +43,8 @@ struct IdentityPositionsTests {
         let objects = try Self.objects(2_000)
         var table = OriginalStates()
         var reference: [ObjectIdentifier: Int64] = [:]
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            random ^= random << 13
-            random ^= random >> 7
-            random ^= random << 17
-            return Int(random % UInt64(bound))
-        }
+        var random = XorShift(seed)
+        func next(_ bound: Int) -> Int { random.next(bound) }
         for step in 0..<30_000 {
             let id = ObjectIdentifier(objects[next(objects.count)])
             if next(3) == 0 {
@@ -90,5 +79,18 @@ struct IdentityPositionsTests {
         for object in objects { #expect(list.contains(object) == kept.contains { $0 === object }) }
         list.removeAll()
         #expect(list.isEmpty)
+    }
+}
+
+/// xorshift: the same run of numbers for a seed.
+struct XorShift {
+    var state: UInt64
+    init(_ seed: UInt64) { state = seed }
+    /// The next number below `bound`.
+    mutating func next(_ bound: Int) -> Int {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Int(state % UInt64(bound))
     }
 }
