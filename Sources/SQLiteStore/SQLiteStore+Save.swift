@@ -75,9 +75,11 @@ extension SQLiteStore {
                 for name in Set(request.inserted.map(\.objectID.entityName)) { try addPendingPrimaryKeyRows(for: name) }
             }
             try insertRows(request.inserted)
-            for update in request.updated {
-                if try !updateRow(update) {
-                    conflicts.append(try conflict(update.snapshot.objectID, update.expectedVersion))
+            // By index: each update is read where it is, not copied.
+            for i in request.updated.indices {
+                if try !updateRow(request.updated[i]) {
+                    conflicts.append(
+                        try conflict(request.updated[i].snapshot.objectID, request.updated[i].expectedVersion))
                 }
             }
             if conflicts.isEmpty {
@@ -89,9 +91,13 @@ extension SQLiteStore {
                     for i in inserted.indices where inserted[i].hasToMany {
                         try clearHiddenKeys(inserted[i], only: nil)
                     }
-                    for update in request.updated { try clearHiddenKeys(update.snapshot, only: update.changedKeys) }
+                    for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
+                        try clearHiddenKeys(request.updated[i].snapshot, only: request.updated[i].changedKeys)
+                    }
                     for i in inserted.indices where inserted[i].hasToMany { try writeToMany(inserted[i], only: nil) }
-                    for update in request.updated { try writeToMany(update.snapshot, only: update.changedKeys) }
+                    for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
+                        try writeToMany(request.updated[i].snapshot, only: request.updated[i].changedKeys)
+                    }
                     return highestKeys(of: inserted)
                 }
                 for (root, key) in highest {

@@ -489,10 +489,10 @@ public final class PersistentStoreCoordinator: Sendable {
                 try check(inserted[i].objectID, name, destination)
             }
         }
-        for update in updated where !update.changedKeys.isEmpty {
-            try update.snapshot.forEachDestination { (name, destination) throws(StoreError) in
-                guard update.changedKeys.contains(name) else { return }
-                try check(update.snapshot.objectID, name, destination)
+        for i in updated.indices where !updated[i].changedKeys.isEmpty {
+            try updated[i].snapshot.forEachDestination { (name, destination) throws(StoreError) in
+                guard updated[i].changedKeys.contains(name) else { return }
+                try check(updated[i].snapshot.objectID, name, destination)
             }
         }
     }
@@ -508,18 +508,20 @@ public final class PersistentStoreCoordinator: Sendable {
     ) {
         try state.withLock { (state) throws(StoreError) -> ([SaveConflict], [ManagedObjectID]) in
             var conflicts: [SaveConflict] = []
-            for update in changes.updated {
-                guard let entry = state.entry(for: update.snapshot.objectID), !(entry.store is any IncrementalStore)
-                else { continue }
-                let current = entry.objects[update.snapshot.objectID]?.version
-                if current != update.expectedVersion {
+            // Atomic stores' versions are checked here (incremental stores check their own, in their transaction).
+            let hasAtomicStore = state.entries.contains { !($0.store is any IncrementalStore) }
+            for i in changes.updated.indices where hasAtomicStore {
+                let id = changes.updated[i].snapshot.objectID
+                guard let entry = state.entry(for: id), !(entry.store is any IncrementalStore) else { continue }
+                let current = entry.objects[id]?.version
+                if current != changes.updated[i].expectedVersion {
                     conflicts.append(
                         SaveConflict(
-                            objectID: update.snapshot.objectID, expectedVersion: update.expectedVersion,
-                            storedSnapshot: entry.objects[update.snapshot.objectID]))
+                            objectID: id, expectedVersion: changes.updated[i].expectedVersion,
+                            storedSnapshot: entry.objects[id]))
                 }
             }
-            for deletion in changes.deleted {
+            for deletion in changes.deleted where hasAtomicStore {
                 guard let entry = state.entry(for: deletion.objectID), !(entry.store is any IncrementalStore) else {
                     continue
                 }
