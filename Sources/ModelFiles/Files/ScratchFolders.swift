@@ -30,12 +30,15 @@ public enum ScratchFolders {
     public static func make(prefix: String) throws(ModelFileError) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        // Registered before it exists: a signal between the two would otherwise leave the folder behind (removing a
+        // folder not made yet does nothing).
+        register(url)
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
         } catch {
+            unregister(url)
             throw ModelFileError(.io, path: url.path, "cannot create a scratch folder: \(error.localizedDescription)")
         }
-        register(url)
         return url
     }
 
