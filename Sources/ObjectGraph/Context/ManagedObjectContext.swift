@@ -385,7 +385,9 @@ public final class ManagedObjectContext {
             throw ObjectGraphError(.wrongContext, "\(object) belongs to another context", objectID: object.objectID)
         }
         try object.fireFault()
-        willChange(object)
+        // No originals are recorded: a deletion changes no value of the object (one changed later records them then),
+        // and its expected version is its stored one.
+        validatedGeneration = nil
         object.flags.insert(.deleted)
         if registered[object.objectID] == nil { registered[object.objectID] = object }
         addDeleted(object)

@@ -69,6 +69,36 @@ struct MergePolicyTests {
         #expect(try copy.attributeValue(forKey: "salary") == .integer32(2000))
     }
 
+    /// A deletion meets a row another context changed since it was read (the deleted object unchanged here, or changed
+    /// before it was deleted): the error policy reports it and the row stays; every other policy retries with the
+    /// stored version and the row goes.
+    @Test(arguments: [MergePolicy.error, .rollback, .objectTrumps, .storeTrumps, .overwrite], [false, true])
+    func aDeletionMeetsAChangedRow(policy: MergePolicy, changedFirst: Bool) throws {
+        let first = try Company.context()
+        let employee = try first.insertNewObject(forEntityName: "Employee")
+        try employee.setValue(.string("Ann"), forKey: "name")
+        try first.save()
+        let second = ManagedObjectContext(coordinator: first.persistentStoreCoordinator)
+        second.mergePolicy = policy
+        let copy = try second.existingObject(with: employee.objectID)
+        try employee.setAttributeValue(.integer32(2000), forKey: "salary")
+        try first.save()
+        if changedFirst { try copy.setValue(.string("Annie"), forKey: "name") }
+        #expect(try copy.committedValues(forKeys: ["name"]) == ["name": .string("Ann")])
+        second.delete(copy)
+        #expect(try copy.changedValues().isEmpty == !changedFirst)
+        let fresh = ManagedObjectContext(coordinator: first.persistentStoreCoordinator)
+        if policy == .error {
+            let error = try #require(throws: ContextError.self) { try second.save() }
+            guard case .conflicts(let conflicts) = error else { Issue.record("expected conflicts: \(error)"); return }
+            #expect(conflicts.map(\.objectID) == [copy.objectID])
+            #expect(try fresh.fetch(FetchRequest(entityName: "Employee")).count == 1)
+        } else {
+            try second.save()
+            #expect(try fresh.fetch(FetchRequest(entityName: "Employee")).isEmpty)
+        }
+    }
+
     @Test func mergingAnotherContextsSaveRefreshesObjects() throws {
         let first = try Company.context()
         let employee = try first.insertNewObject(forEntityName: "Employee")
