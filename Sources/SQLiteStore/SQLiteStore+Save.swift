@@ -220,7 +220,7 @@ extension SQLiteStore {
 
     /// Calls `body` with each column of the snapshot's row and its value, in the entity's column order: the columns of
     /// every entry of `plan` (the entity's column plan, looked up by the caller once for many rows), or of the entries
-    /// at `positions` only (in increasing order: an update's changed properties, see ``planPositions(of:in:)``).
+    /// at `positions` only (in increasing order: an update's changed properties, see ``planPositions(of:_:layout:)``).
     private func forEachColumn(
         of snapshot: ObjectSnapshot, only positions: [Int]?, plan: [ColumnSource], layout: EntityLayout?,
         _ body: (String, SQLiteValue) -> Void
@@ -309,7 +309,7 @@ extension SQLiteStore {
 
     /// Where each attribute and to-one relationship of an entity is in its column plan (made once per entity).
     func planIndex(of entityName: String, plan: [ColumnSource], layout: EntityLayout) -> PlanIndex {
-        if let known = columnPositions[entityName] { return known }
+        if let known = planIndexes[entityName] { return known }
         var byAttributeSlot = [Int](repeating: -1, count: layout.attributes.count)
         var byRelationshipSlot = [Int](repeating: -1, count: layout.relationships.count)
         for (i, source) in plan.enumerated() {
@@ -320,7 +320,7 @@ extension SQLiteStore {
             }
         }
         let index = PlanIndex(byAttributeSlot: byAttributeSlot, byRelationshipSlot: byRelationshipSlot)
-        columnPositions[entityName] = index
+        planIndexes[entityName] = index
         return index
     }
 
@@ -699,7 +699,6 @@ struct ToManySQL {
     var orderedByKey = false
 }
 
-/// Where a column's value comes from in a snapshot.
 /// Where each attribute and to-one relationship of an entity is in its column plan: the position by slot, -1 for
 /// none (a transient attribute, a to-many).
 final class PlanIndex {
@@ -711,6 +710,7 @@ final class PlanIndex {
     }
 }
 
+/// Where a column's value comes from in a snapshot (an entry of an entity's column plan).
 struct ColumnSource {
     /// What kind of property the columns come from.
     enum Kind {

@@ -35,10 +35,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     var model: ManagedObjectModel!
     /// The statements that write each to-many relationship, by entity and relationship name.
     var toManySQLCache: [String: ToManySQL] = [:]
-    /// The last UPDATE statement made: its entity, the columns it sets and its text (a save's updates of one entity
-    /// usually set the same columns, so the text is made once, not per row).
-    /// The last `UPDATE` made: for its entity and columns, its text and prepared statement (good while the
-    /// database's statement generation is the one recorded), with the entity's column plan and layout.
+    /// The last `UPDATE` made (see ``LastUpdate``): a save's updates of one entity usually write the same columns,
+    /// so its text and prepared statement are made once, not per row.
     var lastUpdateSQL: LastUpdate?
     /// The last `DELETE` made (see ``LastDelete``).
     var lastDeleteSQL: LastDelete?
@@ -52,7 +50,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
     var columnPlans: [String: [ColumnSource]] = [:]
     /// Where each property of an entity is in its column plan (made once per entity, for updates).
-    var columnPositions: [String: PlanIndex] = [:]
+    var planIndexes: [String: PlanIndex] = [:]
     /// Entities of the model that have no `Z_PRIMARYKEY` row yet (added to the model after the store was made),
     /// with the number and parent number given them: the row is added by the first save that inserts one, as Core
     /// Data does.
@@ -364,7 +362,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
                 columnPlans = [:]
-                columnPositions = [:]
+                planIndexes = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
                 lastDeleteSQL = nil
@@ -398,7 +396,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 schema = try SQLiteSchema(model: model, numbers: numbers)
                 insertSQL = [:]
                 columnPlans = [:]
-                columnPositions = [:]
+                planIndexes = [:]
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
                 lastDeleteSQL = nil
