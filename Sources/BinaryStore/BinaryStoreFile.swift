@@ -175,20 +175,20 @@ public struct BinaryStoreFile: Sendable {
                 }
                 let id = ManagedObjectID(
                     entityName: header.name, storeIdentifier: storeIdentifier, primaryKey: Int64(key))
-                var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
+                let values = SlotValues(layout: layout)
                 let bitmap = try cursor.take((attributes.count + 7) / 8)
                 for (i, attribute) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
                     let value = try cursor.value(attribute.type)
                     do {
-                        values[attribute.slot] = try layout.converted(value, forAttributeAt: attribute.slot)
+                        values.set(try layout.converted(value, forAttributeAt: attribute.slot), at: attribute.slot)
                     } catch {
                         throw cursor.fail("\(header.name).\(attribute.name) of \(id): \(error.description)")
                     }
                 }
                 // Relationships by slot: those the file does not hold stay absent.
                 var snapshot = ObjectSnapshot(
-                    objectID: id, version: Int64(version), layout: layout, values: values,
+                    objectID: id, version: Int64(version), values: values,
                     relationships: .filled(with: .absent, count: layout.relationships.count))
                 for (r, (name, _)) in header.relationships.enumerated() {
                     if toMany[r] {

@@ -387,9 +387,10 @@ extension SQLiteStore {
         // from: rows in a run often point at the same object (a department's people), which is made once.
         var recent: [(key: Int64, entity: Int64, id: ManagedObjectID)?] = []
         // A row's values and relationships, kept from row to row with the plan they were made for: when `body` lets a
-        // snapshot go, its arrays are this function's alone again and the next row is written over them in place
-        // (when it keeps one, the next row starts new arrays rather than copying the kept ones).
-        var values: [AttributeValue] = []
+        // snapshot go, they are this function's alone again and the next row is written over them in place (when it
+        // keeps one, the next row starts new ones rather than copying the kept ones). The objects filled from a row
+        // copy its values.
+        var values: SlotValues? = nil
         var relationships: [RelationshipSlotValue] = []
         var filledFor: RowPlan? = nil
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
@@ -429,8 +430,15 @@ extension SQLiteStore {
                 recent = Array(repeating: nil, count: made.toOnes.count)
             }
             // Values go straight into the entity's slots (no dictionary by name).
+            let rowValues: SlotValues
+            if values?.layout === plan.layout, isKnownUniquelyReferenced(&values), let reused = values {
+                reused.clear()
+                rowValues = reused
+            } else {
+                rowValues = SlotValues(layout: plan.layout)
+                values = rowValues
+            }
             if filledFor !== plan {
-                values = [AttributeValue].filled(with: .null, count: plan.layout.attributes.count)
                 relationships = plan.relationships
                 filledFor = plan
             } else {
@@ -446,6 +454,28 @@ extension SQLiteStore {
             // Read through a buffer: an attribute's fields are used in place, not copied (and retained) per row.
             try plan.attributes.withUnsafeBufferPointer { (attributes) throws(SQLiteStoreError) in
                 for a in attributes.indices {
+                    if attributes[a].members.isEmpty, attributes[a].type != .composite {
+                        // The usual columns go into their slots as they are (no value made, nothing converted); the
+                        // others, and any that do not fit, are decoded below.
+                        let index = attributes[a].index
+                        switch sqlite3_column_type(statement, index) {
+                        case SQLITE_NULL: continue
+                        case SQLITE_INTEGER:
+                            if rowValues.setInteger(sqlite3_column_int64(statement, index), at: attributes[a].slot) {
+                                continue
+                            }
+                        case SQLITE_FLOAT:
+                            if rowValues.setReal(sqlite3_column_double(statement, index), at: attributes[a].slot) {
+                                continue
+                            }
+                        case SQLITE_TEXT:
+                            guard let text = sqlite3_column_text(statement, index) else { break }
+                            let bytes = UnsafeBufferPointer(
+                                start: text, count: Int(sqlite3_column_bytes(statement, index)))
+                            if rowValues.setText(bytes, at: attributes[a].slot) { continue }
+                        default: break
+                        }
+                    }
                     let value: AttributeValue
                     do throws(SQLiteValueCoding.Mismatch) {
                         value =
@@ -471,10 +501,10 @@ extension SQLiteStore {
                             valueProblems.append(StoreProblem(id, .value, key: attribute.name, error.reason))
                         }
                         rawKeys.insert(attribute.name)
-                        values[attribute.slot] = raw
+                        rowValues.set(raw, at: attribute.slot)
                         continue
                     }
-                    values[attributes[a].slot] = value
+                    rowValues.set(value, at: attributes[a].slot)
                 }
             }
             for (n, toOne) in plan.toOnes.enumerated() {
@@ -518,7 +548,7 @@ extension SQLiteStore {
             }
             var snapshot = ObjectSnapshot(
                 objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
-                layout: plan.layout, values: values, relationships: relationships)
+                values: rowValues, relationships: relationships)
             snapshot.rawKeys = rawKeys
             if body(snapshot) { filledFor = nil }
         }

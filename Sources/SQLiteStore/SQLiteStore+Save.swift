@@ -226,7 +226,7 @@ extension SQLiteStore {
         _ body: (String, SQLiteValue) -> Void
     ) throws(SQLiteStoreError) {
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
-        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0.values : nil }
+        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0 : nil }
         let links = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
         // Through a buffer: each source is read where it is, not copied (and its strings retained) per row.
         try plan.withUnsafeBufferPointer { (plan) throws(SQLiteStoreError) in

@@ -26,7 +26,7 @@ struct RawXMLStore: Sendable {
         var relationships: [Relationship] = []
         /// The attribute values by the slots of the object's entity, when they were decoded as the object was read
         /// (``attributes`` then holds only members of composites, decoded with the snapshot).
-        var values: [AttributeValue]?
+        var values: SlotValues?
     }
 
     var uuid: String?

@@ -94,13 +94,13 @@ struct XMLStoreDecoder {
             var here: String { id.uriString }
             guard let layout = layouts[index] else { continue }
             if object.values == nil { try decodeValues(of: &object, layout: layout, storeIdentifier: storeIdentifier) }
-            let values = object.values ?? []
+            let values = object.values ?? SlotValues(layout: layout)
             let members = object.attributes
             var order = relationshipOrders[ObjectIdentifier(layout)] ?? []
             var orderChanged = false
             // Relationships by slot: those the element does not name stay absent.
             var snapshot = ObjectSnapshot(
-                objectID: id, version: 1, layout: layout, values: values,
+                objectID: id, version: 1, values: values,
                 relationships: .filled(with: .absent, count: layout.relationships.count))
             for attribute in members {
                 do {
@@ -205,7 +205,7 @@ struct XMLStoreDecoder {
             collected?.append(StoreProblem(object: uri, kind: .value, key: name, detail: error.message))
         }
         let entityName = layout.name
-        var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
+        let values = SlotValues(layout: layout)
         var members: [RawXMLStore.Attribute] = []
         var order = attributeOrders[ObjectIdentifier(layout)] ?? []
         var orderChanged = false
@@ -242,7 +242,7 @@ struct XMLStoreDecoder {
             do throws(StoreError) {
                 let raw = try Self.value(attribute, path: path, line: object.line)
                 do {
-                    values[slot] = try layout.converted(raw, forAttributeAt: slot)
+                    values.set(try layout.converted(raw, forAttributeAt: slot), at: slot)
                 } catch {
                     throw StoreError.xml(
                         path, line: object.line, "\(entityName).\(layout.attributes[slot].name): \(error.description)")

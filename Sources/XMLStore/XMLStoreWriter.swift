@@ -187,7 +187,7 @@ struct XMLStoreWriter {
         appendInteger(ownKey)
         append("\">\n")
         // A snapshot held by this layout's slots is read slot by slot.
-        let slotted = snapshot.slotted.flatMap { $0.layout === plan.layout ? $0.values : nil }
+        let slotted = snapshot.slotted.flatMap { $0.layout === plan.layout ? $0 : nil }
         for (column, xmlName) in plan.attributes {
             let value =
                 slotted.map { column.slot < $0.count ? $0[column.slot] : .null } ?? snapshot[attribute: column.name]

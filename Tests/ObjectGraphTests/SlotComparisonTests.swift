@@ -78,4 +78,48 @@ struct SlotComparisonTests {
             }
         }
     }
+
+    /// Snapshot values (`SlotValues`) read back every value exactly as it was set — in its slot's form or not — the
+    /// last one set where a slot is set twice, nothing for the transient attribute; a copy of them (what filling an
+    /// object takes) holds the same, and outlives them; cleared, they hold nothing.
+    @Test func snapshotValuesReadBackWhatWasSet() throws {
+        // Every type, and a transient string (a value in its slot's form that must not be kept).
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "All",
+                attributes: Self.types.enumerated().map {
+                    AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
+                } + [AttributeDescription(name: "scratch", type: .string, isTransient: true)])
+        ])
+        let layout = try #require(model.layout(of: "All"))
+        let slots = layout.attributes.indices
+        func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool { a == b || "\(a)" == "\(b)" }
+        for (n, first) in Self.candidates.enumerated() {
+            let second = Self.candidates[(n * 7 + 3) % Self.candidates.count]
+            let values = SlotValues(layout: layout)
+            for i in slots { values.set(first, at: i) }
+            // Every other slot set again: the second value replaces the first.
+            for i in slots where i % 2 == 0 { values.set(second, at: i) }
+            var copy: AttributeStorage? = values.storage.copy(layout: layout)
+            for i in slots {
+                let expected: AttributeValue =
+                    layout.attributes[i].isTransient ? .null : (i % 2 == 0 ? second : first)
+                let type = layout.attributeTypes[i]
+                #expect(same(values[i], expected), "\(type) set to \(first) then \(second): \(values[i])")
+                if let copy, !values.unfitted.contains(where: { $0.slot == i }) {
+                    #expect(same(copy.value(i, layout: layout), expected), "copy of \(type): \(expected)")
+                }
+            }
+            values.clear()
+            for i in slots { #expect(values[i] == .null) }
+            copy?.free(layout: layout)
+            copy = nil
+            // Made from a list, the same.
+            let listed = SlotValues(layout: layout, values: Array(repeating: first, count: slots.count))
+            for i in slots {
+                #expect(
+                    same(listed[i], layout.attributes[i].isTransient ? .null : first), "\(layout.attributeTypes[i])")
+            }
+        }
+    }
 }

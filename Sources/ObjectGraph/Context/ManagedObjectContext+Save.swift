@@ -146,16 +146,14 @@ extension ManagedObjectContext {
     /// The object's current state as a snapshot (transient properties left out).
     func snapshot(of object: ManagedObject, version: Int64) throws(ObjectGraphError) -> ObjectSnapshot {
         let layout = object.entity
-        // Values by the entity's slots (transient ones left nil), relationships by the layout's stored-property
-        // list: nothing looked up or copied by name per object.
-        var values = [AttributeValue].filled(with: .null, count: layout.attributes.count)
-        for (i, _, _) in layout.storedAttributes { values[i] = try object.attributeValue(at: i) }
+        // Values as a copy of the object's buffer (transient ones left nil), relationships by the layout's
+        // stored-property list: nothing looked up or copied by name per object.
+        let values = try object.storedSlotValues()
         var relationships = [RelationshipSlotValue].filled(with: .absent, count: layout.relationships.count)
         for (i, _, isToMany) in layout.storedRelationships {
             relationships[i] = try slotValue(isToMany: isToMany, at: i, of: object)
         }
-        return ObjectSnapshot(
-            objectID: object.objectID, version: version, layout: layout, values: values, relationships: relationships)
+        return ObjectSnapshot(objectID: object.objectID, version: version, values: values, relationships: relationships)
     }
 
     /// What a snapshot holds of relationship `i` of `object`: its destinations that are not deleted.

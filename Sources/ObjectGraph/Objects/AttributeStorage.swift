@@ -66,11 +66,36 @@ struct AttributeSlot: Sendable {
 struct AttributeStorage {
     let base: UnsafeMutableRawPointer
 
-    /// Allocates storage with every attribute null.
+    private init(base: UnsafeMutableRawPointer) { self.base = base }
+
+    /// Allocates storage with every attribute null: a copy of the layout's empty buffer.
     init(layout: EntityLayout) {
-        base = UnsafeMutableRawPointer.allocate(byteCount: layout.storageSize, alignment: 16)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.storageSize)
-        for slot in layout.slots {
+        base = Self.allocate(layout.storageSize, alignment: layout.storageAlignment)
+        base.copyMemory(from: layout.emptyStorage, byteCount: layout.storageSize)
+    }
+
+    /// `size` bytes aligned to `alignment`: from `malloc` when it aligns them (the standard library's `allocate`
+    /// makes every allocation an aligned one on Linux, which costs twice as much), else from `allocate`.
+    static func allocate(_ size: Int, alignment: Int) -> UnsafeMutableRawPointer {
+        guard alignment <= 2 * MemoryLayout<Int>.size, let p = malloc(size) else {
+            return UnsafeMutableRawPointer.allocate(byteCount: size, alignment: alignment)
+        }
+        return p
+    }
+
+    /// Lets go of memory from ``allocate(_:alignment:)`` (`free` takes either kind).
+    static func deallocate(_ p: UnsafeMutableRawPointer) {
+        Foundation.free(p)
+    }
+
+    /// A buffer of `size` bytes for `slots` with every attribute null and every relationship slot pointing nowhere
+    /// (no value in it holds a reference): what ``EntityLayout`` copies into each new buffer.
+    static func makeEmpty(
+        slots: [AttributeSlot], size: Int, alignment: Int, relationshipOffset: Int, relationshipCount: Int
+    ) -> UnsafeMutableRawPointer {
+        let base = allocate(size, alignment: alignment)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        for slot in slots {
             let p = base + slot.offset
             switch slot.kind {
             case .string: p.bindMemory(to: String?.self, capacity: 1).initialize(to: nil)
@@ -80,9 +105,59 @@ struct AttributeStorage {
             default: break
             }
         }
-        // Every relationship slot starts out pointing nowhere; the object fills them at once.
-        (base + layout.relationshipOffset).bindMemory(to: RelationshipSlot.self, capacity: layout.relationshipCount)
-            .initialize(repeating: .unresolvedToOne(nil), count: layout.relationshipCount)
+        (base + relationshipOffset).bindMemory(to: RelationshipSlot.self, capacity: relationshipCount)
+            .initialize(repeating: .unresolvedToOne(nil), count: relationshipCount)
+        return base
+    }
+
+    /// A copy of the values (the null bitmap and every value slot, strings, data and URLs retained), with every
+    /// relationship slot pointing nowhere as in new storage: what filling an object from ``SlotValues`` takes.
+    func copy(layout: EntityLayout) -> AttributeStorage {
+        let copy = Self.allocate(layout.storageSize, alignment: layout.storageAlignment)
+        // The bitmap and the values as bits; those that hold references are then initialized as copies of their own
+        // (the bits copied were not a reference of the copy's: nothing to release).
+        copy.copyMemory(from: base, byteCount: layout.relationshipOffset)
+        for slot in layout.referenceSlots {
+            let from = base + slot.offset
+            let to = copy + slot.offset
+            switch slot.kind {
+            case .string:
+                to.bindMemory(to: String?.self, capacity: 1).initialize(
+                    to: from.assumingMemoryBound(to: String?.self).pointee)
+            case .data:
+                to.bindMemory(to: Data?.self, capacity: 1).initialize(
+                    to: from.assumingMemoryBound(to: Data?.self).pointee)
+            case .url:
+                to.bindMemory(to: URL?.self, capacity: 1).initialize(
+                    to: from.assumingMemoryBound(to: URL?.self).pointee)
+            case .value:
+                to.bindMemory(to: AttributeValue.self, capacity: 1).initialize(
+                    to: from.assumingMemoryBound(to: AttributeValue.self).pointee)
+            default: break
+            }
+        }
+        // The relationship slots as the layout's empty buffer has them (pointing nowhere: nothing to retain).
+        (copy + layout.relationshipOffset).copyMemory(
+            from: layout.emptyStorage + layout.relationshipOffset,
+            byteCount: layout.storageSize - layout.relationshipOffset)
+        return AttributeStorage(base: copy)
+    }
+
+    /// Makes every attribute null again (its strings, data and URLs released), leaving the relationship slots as
+    /// they are.
+    func clearValues(layout: EntityLayout) {
+        for slot in layout.referenceSlots {
+            let p = base + slot.offset
+            switch slot.kind {
+            case .string: _ = p.assumingMemoryBound(to: String?.self).move()
+            case .data: _ = p.assumingMemoryBound(to: Data?.self).move()
+            case .url: _ = p.assumingMemoryBound(to: URL?.self).move()
+            case .value: _ = p.assumingMemoryBound(to: AttributeValue.self).move()
+            default: break
+            }
+        }
+        // The bitmap and the values as the empty buffer has them (those that hold references: none).
+        base.copyMemory(from: layout.emptyStorage, byteCount: layout.relationshipOffset)
     }
 
     /// Relationship slot `index` (below the layout's ``EntityLayout/relationshipCount``).
@@ -92,19 +167,21 @@ struct AttributeStorage {
 
     /// Releases the values, the relationship slots and the buffer.
     func free(layout: EntityLayout) {
-        (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self)
-            .deinitialize(count: layout.relationshipCount)
-        for slot in layout.slots {
+        // Each value is moved out and dropped as its own type: `deinitialize(count:)` destroyed it through the
+        // type's metadata (a lookup and an indirect call per value, a fifth of tearing a fetched object down).
+        let relationships = (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self)
+        for index in 0..<layout.relationshipCount { _ = (relationships + index).move() }
+        for slot in layout.referenceSlots {
             let p = base + slot.offset
             switch slot.kind {
-            case .string: p.assumingMemoryBound(to: String?.self).deinitialize(count: 1)
-            case .data: p.assumingMemoryBound(to: Data?.self).deinitialize(count: 1)
-            case .url: p.assumingMemoryBound(to: URL?.self).deinitialize(count: 1)
-            case .value: p.assumingMemoryBound(to: AttributeValue.self).deinitialize(count: 1)
+            case .string: _ = p.assumingMemoryBound(to: String?.self).move()
+            case .data: _ = p.assumingMemoryBound(to: Data?.self).move()
+            case .url: _ = p.assumingMemoryBound(to: URL?.self).move()
+            case .value: _ = p.assumingMemoryBound(to: AttributeValue.self).move()
             default: break
             }
         }
-        base.deallocate()
+        Self.deallocate(base)
     }
 
     private func isNull(_ index: Int) -> Bool {
@@ -213,6 +290,7 @@ struct AttributeStorage {
     /// Stores a non-null `value` in attribute `index` if it is already in its slot's form (as ``fits(_:_:type:)``
     /// tells, one switch instead of two); whether it did. A `.value` slot takes nothing here (its values are
     /// converted first).
+    @inline(__always)
     func storeIfFits(_ index: Int, _ value: AttributeValue, layout: EntityLayout) -> Bool {
         let slot = layout.slots[index]
         let p = base + slot.offset
@@ -241,6 +319,61 @@ struct AttributeStorage {
             p.assumingMemoryBound(to: URL?.self).pointee = v
         default: return false
         }
+        setPresent(index, true)
+        return true
+    }
+
+    /// Stores a whole number read from a file in attribute `index` when it is exactly a value of the attribute's type
+    /// (an integer in range, a boolean 0 or 1, a Double, Float or date that is exactly it); whether it did.
+    func storeInteger(_ v: Int64, _ index: Int, layout: EntityLayout) -> Bool {
+        let slot = layout.slots[index]
+        let p = base + slot.offset
+        switch slot.kind {
+        case .int64: p.storeBytes(of: v, as: Int64.self)
+        case .int32:
+            guard let small = Int32(exactly: v) else { return false }
+            p.storeBytes(of: small, as: Int32.self)
+        case .int16:
+            guard let small = Int16(exactly: v) else { return false }
+            p.storeBytes(of: small, as: Int16.self)
+        case .bool:
+            guard v == 0 || v == 1 else { return false }
+            p.storeBytes(of: UInt8(v), as: UInt8.self)
+        case .double:
+            guard let d = Double(exactly: v) else { return false }
+            p.storeBytes(of: d, as: Double.self)
+        case .float:
+            guard let f = Float(exactly: v) else { return false }
+            p.storeBytes(of: f, as: Float.self)
+        case .date: p.storeBytes(of: Double(v), as: Double.self)
+        default: return false
+        }
+        setPresent(index, true)
+        return true
+    }
+
+    /// Stores a floating-point number read from a file in attribute `index` of type Double or date, or Float when
+    /// it is exactly a Float (or NaN); whether it did.
+    func storeReal(_ v: Double, _ index: Int, layout: EntityLayout) -> Bool {
+        let slot = layout.slots[index]
+        let p = base + slot.offset
+        switch slot.kind {
+        case .double, .date: p.storeBytes(of: v, as: Double.self)
+        case .float:
+            let f = Float(v)
+            guard Double(f) == v || v.isNaN else { return false }
+            p.storeBytes(of: f, as: Float.self)
+        default: return false
+        }
+        setPresent(index, true)
+        return true
+    }
+
+    /// Stores text read from a file in a String attribute `index` when it is UTF-8; whether it did.
+    func storeText(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int, layout: EntityLayout) -> Bool {
+        let slot = layout.slots[index]
+        guard slot.kind == .string, let text = bytes.isEmpty ? "" : UTF8Text.string(bytes) else { return false }
+        (base + slot.offset).assumingMemoryBound(to: String?.self).pointee = text
         setPresent(index, true)
         return true
     }

@@ -32,6 +32,8 @@ public final class EntityLayout: Sendable {
     let storedAttributes: [(slot: Int, name: String, type: AttributeType)]
     /// The slots of the stored attributes, for loops that need nothing else of them.
     let storedAttributeSlots: [Int]
+    /// The slots of the transient attributes.
+    let transientAttributeSlots: [Int]
     /// The type of each attribute, by slot.
     package let attributeTypes: [AttributeType]
     /// The stored attributes computed from a derivation expression (usually none), for saves.
@@ -47,12 +49,22 @@ public final class EntityLayout: Sendable {
     /// destination).
     let ruledRelationshipSlots: [Int]
     let slots: [AttributeSlot]
+    /// The slots whose values hold references (strings, data, URLs, other values): the only ones a copy retains and
+    /// a release lets go.
+    let referenceSlots: [AttributeSlot]
     /// The size of an object's value buffer: the attributes, then the relationship slots.
     let storageSize: Int
     let nullBytes: Int
     /// Where the relationship slots start in an object's value buffer, and how many there are.
     let relationshipOffset: Int
     let relationshipCount: Int
+    /// The alignment of an object's value buffer: the largest of its slots' (a larger one than `malloc` gives by
+    /// itself would make every allocation an aligned one, which costs more).
+    let storageAlignment: Int
+    /// A value buffer with every attribute null and every relationship slot pointing nowhere, copied as bytes into each
+    /// new one (its values hold no references, so a copy of its bytes is a buffer of its own). Written once here,
+    /// only read after.
+    nonisolated(unsafe) let emptyStorage: UnsafeMutableRawPointer
 
     init(
         entity: EntityDescription, attributes: [AttributeDescription], relationships: [RelationshipDescription],
@@ -74,6 +86,7 @@ public final class EntityLayout: Sendable {
             ($0.offset, $0.element.name, $0.element.type)
         }
         storedAttributeSlots = storedAttributes.map(\.slot)
+        transientAttributeSlots = attributes.indices.filter { attributes[$0].isTransient }
         storedRelationships = relationships.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.isToMany)
         }
@@ -95,12 +108,24 @@ public final class EntityLayout: Sendable {
             offset += kind.size
         }
         self.slots = slots
+        referenceSlots = slots.filter {
+            switch $0.kind {
+            case .string, .data, .url, .value: true
+            default: false
+            }
+        }
         // The relationship slots follow the attributes in the same buffer: one allocation an object, not two.
         let alignment = MemoryLayout<RelationshipSlot>.alignment
         relationshipOffset = (offset + alignment - 1) / alignment * alignment
         relationshipCount = relationships.count
         storageSize = max(relationshipOffset + relationshipCount * MemoryLayout<RelationshipSlot>.stride, 1)
+        storageAlignment = slots.reduce(alignment) { max($0, $1.kind.alignment) }
+        emptyStorage = AttributeStorage.makeEmpty(
+            slots: slots, size: storageSize, alignment: storageAlignment, relationshipOffset: relationshipOffset,
+            relationshipCount: relationshipCount)
     }
+
+    deinit { AttributeStorage.deallocate(emptyStorage) }
 
     /// Whether the entity is abstract (objects can be made only of its sub-entities).
     public var isAbstract: Bool { declaration.isAbstract }

@@ -162,17 +162,13 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// a lenient read), in which case it is kept as it is, never replaced by nil.
     /// - Throws: ``ObjectGraphError`` `wrongValueType` naming the entity, object and key.
     func fill(from snapshot: ObjectSnapshot) throws(ObjectGraphError) {
-        // A snapshot read by this entity's slots is copied slot by slot, nothing looked up by name.
-        let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0.values : nil }
+        // A snapshot read by this entity's slots is copied as a buffer, nothing looked up by name.
+        let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0 : nil }
         if storage == nil, let slotted, snapshot.rawKeys.isEmpty {
-            // A fault (the usual case: a fetch): its values go straight into new storage, which is let go again if
-            // one does not fit, so the object stays a fault.
-            let fresh = AttributeStorage(layout: entity)
-            for i in entity.storedAttributeSlots where i < slotted.count {
-                let value = slotted[i]
-                if value.isNull { continue }
-                // A value already in its slot's form (what a store reads) goes in as it is; others are converted.
-                if fresh.storeIfFits(i, value, layout: entity) { continue }
+            // A fault (the usual case: a fetch): its values are a copy of the snapshot's buffer; those not in their
+            // slot's form are converted, and the copy let go again if one does not fit, so the object stays a fault.
+            let fresh = slotted.storage.copy(layout: entity)
+            for (i, value) in slotted.unfitted {
                 do {
                     fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
                 } catch {
@@ -270,6 +266,23 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     func rawValue(at index: Int) -> AttributeValue? {
         guard flags.contains(.hasRawValues) else { return nil }
         return managedObjectContext?.rawValues[ObjectIdentifier(self)]?[index]
+    }
+
+    /// The object's stored attribute values, as a snapshot of it holds them: a copy of its buffer with its transient
+    /// attributes left null, and the raw values a lenient read kept as they are.
+    /// - Throws: ``ObjectGraphError`` when the object is a fault that cannot be filled.
+    func storedSlotValues() throws(ObjectGraphError) -> SlotValues {
+        try fireFault()
+        guard let storage else { throw unfilled() }
+        let values = SlotValues(layout: entity, storage: storage.copy(layout: entity))
+        for slot in entity.transientAttributeSlots { values.storage.set(slot, .null, layout: entity) }
+        if flags.contains(.hasRawValues), let raw = managedObjectContext?.rawValues[ObjectIdentifier(self)] {
+            for (slot, value) in raw where !entity.attributes[slot].isTransient {
+                values.storage.set(slot, .null, layout: entity)
+                values.set(value, at: slot)
+            }
+        }
+        return values
     }
 
     /// Turns the object back into a fault, dropping its values.

@@ -71,13 +71,13 @@ public struct ObjectSnapshot: Sendable, Hashable {
     }
     private var namedToOne: [String: ManagedObjectID?]
     private var namedToMany: [String: [ManagedObjectID]]
-    private var namedFaults: Set<String> = []
+    private var namedFaults: Set<String>
     /// The relationships by the slots of an entity layout, when a store read them that way: what filling an object of
     /// that layout copies without a dictionary per object.
     package private(set) var slottedRelationships: SlotRelationships?
     /// Attributes whose stored values did not fit their type and were kept as they are, because the store was
     /// opened to read leniently (`docutil dump --lenient`): the object keeps them raw instead of failing to load.
-    public var rawKeys: Set<String> = []
+    public var rawKeys: Set<String>
 
     /// Creates a snapshot.
     /// - Parameters:
@@ -93,8 +93,12 @@ public struct ObjectSnapshot: Sendable, Hashable {
         self.objectID = objectID
         self.version = version
         self.named = attributes
+        self.slotted = nil
         self.namedToOne = toOne
         self.namedToMany = toMany
+        self.namedFaults = []
+        self.slottedRelationships = nil
+        self.rawKeys = []
     }
 
     /// Creates a snapshot whose attribute values are held by the slots of the entity's layout.
@@ -116,7 +120,33 @@ public struct ObjectSnapshot: Sendable, Hashable {
         self.slotted = SlotValues(layout: layout, values: values)
         self.namedToOne = [:]
         self.namedToMany = [:]
+        self.namedFaults = []
         self.slottedRelationships = relationships.map { SlotRelationships(layout: layout, values: $0) }
+        self.rawKeys = []
+    }
+
+    /// Creates a snapshot of values a store set by slot, as it read them (see ``SlotValues/set(_:at:)``).
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - values: its attribute values, by the slots of its entity's layout.
+    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot.
+    package init(
+        objectID: ManagedObjectID, version: Int64, values: SlotValues, relationships: [RelationshipSlotValue]? = nil
+    ) {
+        self.objectID = objectID
+        self.version = version
+        self.named = [:]
+        self.slotted = values
+        self.namedToOne = [:]
+        self.namedToMany = [:]
+        self.namedFaults = []
+        if let relationships {
+            self.slottedRelationships = SlotRelationships(layout: values.layout, values: relationships)
+        } else {
+            self.slottedRelationships = nil
+        }
+        self.rawKeys = []
     }
 
     /// Moves relationships held by slot into the dictionaries, before one of them is changed.
@@ -299,30 +329,10 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
         if let slotted {
-            guard let slot = slotted.layout.attributeSlot(named: name), slot < slotted.values.count else {
-                return .null
-            }
-            return slotted.values[slot]
+            guard let slot = slotted.layout.attributeSlot(named: name), slot < slotted.count else { return .null }
+            return slotted[slot]
         }
         return named[name] ?? .null
-    }
-}
-
-/// Attribute values held by the slots of an entity layout (see `ObjectSnapshot.slotted`).
-package struct SlotValues: Sendable {
-    /// The layout the values follow.
-    package let layout: EntityLayout
-    /// One value per attribute of the layout.
-    package let values: [AttributeValue]
-
-    /// The values by name, as ``ObjectSnapshot/attributes`` holds them: stored attributes only, nil left out.
-    var dictionary: [String: AttributeValue] {
-        var result: [String: AttributeValue] = [:]
-        result.reserveCapacity(layout.storedAttributes.count)
-        for (slot, name, _) in layout.storedAttributes where slot < values.count && !values[slot].isNull {
-            result[name] = values[slot]
-        }
-        return result
     }
 }
 

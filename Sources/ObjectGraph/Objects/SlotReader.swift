@@ -13,8 +13,10 @@ package struct SlotReader {
     /// The slot a name probably has, by its length and first byte (16 × 16 places): -1 for none, -2 where two
     /// names share a place. A name found there is still compared whole.
     private let guesses: [Int16]
-    /// The values of the snapshot read last, by slot, when it holds them by this layout's slots (or by another
-    /// layout's: then copied here by name).
+    /// The values of the snapshot read last, when it holds them by this layout's slots.
+    private var slotted: SlotValues?
+    /// The values of the snapshot read last, by slot, when it holds them by another layout's slots (copied here by
+    /// name).
     private var current: [AttributeValue] = []
     /// The dictionary of the snapshot read last, when it holds its values by name, and where each slot's value is
     /// in it: values are read where they are, not copied into slots first.
@@ -59,9 +61,10 @@ package struct SlotReader {
         if let slotted = snapshot.slotted {
             byName = false
             if slotted.layout === layout {
-                current = slotted.values
+                self.slotted = slotted
                 return
             }
+            self.slotted = nil
             // Held by the slots of another layout: by name.
             current = .filled(with: .null, count: layout.attributes.count)
             for (name, slot) in layout.attributeIndex where slot < current.count {
@@ -70,6 +73,7 @@ package struct SlotReader {
             return
         }
         byName = true
+        slotted = nil
         named = snapshot.namedAttributes ?? [:]
         for slot in places.indices { places[slot] = nil }
         var index = named.startIndex
@@ -86,6 +90,7 @@ package struct SlotReader {
             guard slot < places.count, let index = places[slot] else { return .null }
             return named[index].value
         }
+        if let slotted { return slot < slotted.count ? slotted[slot] : .null }
         return slot < current.count ? current[slot] : .null
     }
 }

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Attribute values held by the slots of an entity layout (see `ObjectSnapshot.slotted`), each in its slot's native
+/// form in one buffer laid out as a ``ManagedObject``'s own values are: filling an object from them copies the buffer
+/// (its strings, data and URLs retained), nothing converted value by value. Its maker sets its values
+/// (``set(_:at:)``) before anything else sees it; never changed after, so snapshots share it.
+package final class SlotValues: @unchecked Sendable {
+    /// The layout the values follow.
+    package let layout: EntityLayout
+    /// The values that are in their slots' form.
+    let storage: AttributeStorage
+    /// The values that are not (another type than the attribute's, kept raw by a lenient read, or an attribute of a
+    /// type with no native form: Undefined, composite), by slot; each is read back as it was given.
+    @exclusivity(unchecked) private(set) var unfitted: [(slot: Int, value: AttributeValue)] = []
+    /// Whether the layout has transient attributes (whose slots stay null).
+    private let hasTransients: Bool
+
+    /// Values from one value per attribute of the layout, in its order: `.null` for nil (transient attributes are
+    /// left null whatever they are given; a shorter list leaves the rest null).
+    /// - Parameters:
+    ///   - layout: the layout of the entity.
+    ///   - values: the values by slot.
+    package init(layout: EntityLayout, values: [AttributeValue]) {
+        self.layout = layout
+        storage = AttributeStorage(layout: layout)
+        hasTransients = !layout.transientAttributeSlots.isEmpty
+        values.withUnsafeBufferPointer { values in
+            for slot in layout.storedAttributeSlots where slot < values.count && !values[slot].isNull {
+                if !storage.storeIfFits(slot, values[slot], layout: layout) { unfitted.append((slot, values[slot])) }
+            }
+        }
+    }
+
+    /// Values with every attribute null, for a store to set one by one as it reads a row.
+    /// - Parameter layout: the layout of the entity.
+    package init(layout: EntityLayout) {
+        self.layout = layout
+        storage = AttributeStorage(layout: layout)
+        hasTransients = !layout.transientAttributeSlots.isEmpty
+    }
+
+    /// Values over `storage`, which they own from now on.
+    init(layout: EntityLayout, storage: AttributeStorage) {
+        self.layout = layout
+        self.storage = storage
+        hasTransients = !layout.transientAttributeSlots.isEmpty
+    }
+
+    /// Sets the value of a stored attribute: only by the values' maker, before any snapshot holds them. A value set
+    /// again replaces the one before; a null makes it null; a transient attribute stays null (a snapshot never
+    /// holds one).
+    /// - Parameters:
+    ///   - value: the value, as it is to be read back.
+    ///   - slot: a stored attribute's slot.
+    package func set(_ value: AttributeValue, at slot: Int) {
+        if !unfitted.isEmpty { unfitted.removeAll { $0.slot == slot } }
+        if !value.isNull, storage.storeIfFits(slot, value, layout: layout) {
+            // Checked after: most entities have no transient attribute, and most values fit.
+            if hasTransients, layout.transientAttributeSlots.contains(slot) { storage.set(slot, .null, layout: layout) }
+            return
+        }
+        storage.set(slot, .null, layout: layout)
+        if !value.isNull, !(hasTransients && layout.transientAttributeSlots.contains(slot)) {
+            unfitted.append((slot, value))
+        }
+    }
+
+    /// Sets a whole number read from a file for a stored attribute whose slot is still null, when it is exactly a value
+    /// of the attribute's type (an integer in range; a boolean 0 or 1; a Double, Float or date that is exactly it):
+    /// whether it did. When not, the caller decodes it the long way (and ``set(_:at:)`` what that gives).
+    /// - Parameters:
+    ///   - value: the number.
+    ///   - slot: a stored attribute's slot.
+    /// - Returns: whether the value is set.
+    package func setInteger(_ value: Int64, at slot: Int) -> Bool {
+        storage.storeInteger(value, slot, layout: layout)
+    }
+
+    /// Sets a floating-point number read from a file, as ``setInteger(_:at:)`` does: for a Double or date attribute,
+    /// or a Float one when it is exactly a Float (or NaN).
+    /// - Parameters:
+    ///   - value: the number.
+    ///   - slot: a stored attribute's slot.
+    /// - Returns: whether the value is set.
+    package func setReal(_ value: Double, at slot: Int) -> Bool {
+        storage.storeReal(value, slot, layout: layout)
+    }
+
+    /// Sets text read from a file, as ``setInteger(_:at:)`` does: for a String attribute, when the bytes are UTF-8.
+    /// - Parameters:
+    ///   - bytes: the text's bytes.
+    ///   - slot: a stored attribute's slot.
+    /// - Returns: whether the value is set.
+    package func setText(_ bytes: UnsafeBufferPointer<UInt8>, at slot: Int) -> Bool {
+        storage.storeText(bytes, slot, layout: layout)
+    }
+
+    deinit { storage.free(layout: layout) }
+
+    /// Makes every value null again, for its maker to set the next row's: only while nothing else holds the values
+    /// (`isKnownUniquelyReferenced`).
+    package func clear() {
+        storage.clearValues(layout: layout)
+        if !unfitted.isEmpty { unfitted.removeAll() }
+    }
+
+    /// How many values there are: one per attribute of the layout.
+    package var count: Int { layout.attributes.count }
+
+    /// The value at `slot` (below ``count``), as it was given.
+    package subscript(slot: Int) -> AttributeValue {
+        if !unfitted.isEmpty, let kept = unfitted.first(where: { $0.slot == slot }) { return kept.value }
+        return storage.value(slot, layout: layout)
+    }
+
+    /// The values by name, as ``ObjectSnapshot/attributes`` holds them: stored attributes only, nil left out.
+    var dictionary: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        result.reserveCapacity(layout.storedAttributes.count)
+        for (slot, name, _) in layout.storedAttributes {
+            let value = self[slot]
+            if !value.isNull { result[name] = value }
+        }
+        return result
+    }
+}
