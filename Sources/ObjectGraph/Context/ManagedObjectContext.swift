@@ -17,7 +17,9 @@ public final class ManagedObjectContext {
     /// A name for messages and debugging.
     public var name: String?
 
-    var registered = ObjectRegistry()
+    /// Every object the context knows, by ID. Read and changed once or twice for each object a fetch makes, so its
+    /// accesses go unchecked for exclusivity (they never overlap: none of them calls out while it lasts).
+    @exclusivity(unchecked) var registered = ObjectRegistry()
     /// What the context's objects reach it through; cut when the context goes away.
     private(set) lazy var link = ContextLink(self)
     /// The layout of the last fault made (see `fault(for:)`).
