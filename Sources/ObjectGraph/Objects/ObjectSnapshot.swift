@@ -79,76 +79,6 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// opened to read leniently (`docutil dump --lenient`): the object keeps them raw instead of failing to load.
     public var rawKeys: Set<String>
 
-    /// Creates a snapshot.
-    /// - Parameters:
-    ///   - objectID: the object.
-    ///   - version: its stored version (`Z_OPT`).
-    ///   - attributes: attribute values by name (absent: null).
-    ///   - toOne: to-one destinations by relationship name.
-    ///   - toMany: to-many destinations by relationship name.
-    public init(
-        objectID: ManagedObjectID, version: Int64 = 1, attributes: [String: AttributeValue] = [:],
-        toOne: [String: ManagedObjectID?] = [:], toMany: [String: [ManagedObjectID]] = [:]
-    ) {
-        self.objectID = objectID
-        self.version = version
-        self.named = attributes
-        self.slotted = nil
-        self.namedToOne = toOne
-        self.namedToMany = toMany
-        self.namedFaults = []
-        self.slottedRelationships = nil
-        self.rawKeys = []
-    }
-
-    /// Creates a snapshot whose attribute values are held by the slots of the entity's layout.
-    /// - Parameters:
-    ///   - objectID: the object.
-    ///   - version: its stored version (`Z_OPT`).
-    ///   - layout: the layout of the object's entity.
-    ///   - values: one value per attribute of the layout, in its order (``AttributeValue/null`` for nil and for
-    ///     transient attributes).
-    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot (then
-    ///     ``toOne`` and ``toMany`` start empty).
-    package init(
-        objectID: ManagedObjectID, version: Int64, layout: EntityLayout, values: [AttributeValue],
-        relationships: [RelationshipSlotValue]? = nil
-    ) {
-        self.objectID = objectID
-        self.version = version
-        self.named = [:]
-        self.slotted = SlotValues(layout: layout, values: values)
-        self.namedToOne = [:]
-        self.namedToMany = [:]
-        self.namedFaults = []
-        self.slottedRelationships = relationships.map { SlotRelationships(layout: layout, values: $0) }
-        self.rawKeys = []
-    }
-
-    /// Creates a snapshot of values a store set by slot, as it read them (see ``SlotValues/set(_:at:)``).
-    /// - Parameters:
-    ///   - objectID: the object.
-    ///   - version: its stored version (`Z_OPT`).
-    ///   - values: its attribute values, by the slots of its entity's layout.
-    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot.
-    package init(
-        objectID: ManagedObjectID, version: Int64, values: SlotValues, relationships: [RelationshipSlotValue]? = nil
-    ) {
-        self.objectID = objectID
-        self.version = version
-        self.named = [:]
-        self.slotted = values
-        self.namedToOne = [:]
-        self.namedToMany = [:]
-        self.namedFaults = []
-        if let relationships {
-            self.slottedRelationships = SlotRelationships(layout: values.layout, values: relationships)
-        } else {
-            self.slottedRelationships = nil
-        }
-        self.rawKeys = []
-    }
-
     /// Moves relationships held by slot into the dictionaries, before one of them is changed.
     private mutating func unslotRelationships() {
         guard let slotted = slottedRelationships else { return }
@@ -333,6 +263,61 @@ public struct ObjectSnapshot: Sendable, Hashable {
             return slotted[slot]
         }
         return named[name] ?? .null
+    }
+}
+
+// The initializers are declared here, outside the type, so that the type keeps its memberwise initializer: each one
+// ends in it, and a snapshot is built in place. (Stored field by field in an initializer of the type, the finished
+// snapshot was copied and the original destroyed: two walks over its ten fields each time one was made.)
+extension ObjectSnapshot {
+    /// Creates a snapshot.
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - attributes: attribute values by name (absent: null).
+    ///   - toOne: to-one destinations by relationship name.
+    ///   - toMany: to-many destinations by relationship name.
+    public init(
+        objectID: ManagedObjectID, version: Int64 = 1, attributes: [String: AttributeValue] = [:],
+        toOne: [String: ManagedObjectID?] = [:], toMany: [String: [ManagedObjectID]] = [:]
+    ) {
+        self.init(
+            objectID: objectID, version: version, named: attributes, slotted: nil, namedToOne: toOne,
+            namedToMany: toMany, namedFaults: [], slottedRelationships: nil, rawKeys: [])
+    }
+
+    /// Creates a snapshot whose attribute values are held by the slots of the entity's layout.
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - layout: the layout of the object's entity.
+    ///   - values: one value per attribute of the layout, in its order (``AttributeValue/null`` for nil and for
+    ///     transient attributes).
+    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot (then
+    ///     ``toOne`` and ``toMany`` start empty).
+    package init(
+        objectID: ManagedObjectID, version: Int64, layout: EntityLayout, values: [AttributeValue],
+        relationships: [RelationshipSlotValue]? = nil
+    ) {
+        self.init(
+            objectID: objectID, version: version, values: SlotValues(layout: layout, values: values),
+            relationships: relationships)
+    }
+
+    /// Creates a snapshot of values a store set by slot, as it read them (see ``SlotValues/set(_:at:)``).
+    /// - Parameters:
+    ///   - objectID: the object.
+    ///   - version: its stored version (`Z_OPT`).
+    ///   - values: its attribute values, by the slots of its entity's layout.
+    ///   - relationships: one entry per relationship of the layout, in its order; `nil` for none by slot.
+    package init(
+        objectID: ManagedObjectID, version: Int64, values: SlotValues, relationships: [RelationshipSlotValue]? = nil
+    ) {
+        self.init(
+            objectID: objectID, version: version, named: [:], slotted: values, namedToOne: [:], namedToMany: [:],
+            namedFaults: [],
+            slottedRelationships: relationships.map { SlotRelationships(layout: values.layout, values: $0) },
+            rawKeys: [])
     }
 }
 
