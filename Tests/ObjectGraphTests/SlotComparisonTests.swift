@@ -24,14 +24,14 @@ struct SlotComparisonTests {
         .composite(["x": .double(1)]),
     ]
 
-    /// The layout of an entity with one attribute of each type (the undefined one transient).
-    static func layout() throws -> EntityLayout {
+    /// The layout of an entity with one attribute of each type (the undefined one transient), then `extra`.
+    static func layout(adding extra: [AttributeDescription] = []) throws -> EntityLayout {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(
                 name: "All",
                 attributes: types.enumerated().map {
                     AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
-                })
+                } + extra)
         ])
         return try #require(model.layout(of: "All"))
     }
@@ -84,14 +84,7 @@ struct SlotComparisonTests {
     /// object takes) holds the same, and outlives them; cleared, they hold nothing.
     @Test func snapshotValuesReadBackWhatWasSet() throws {
         // Every type, and a transient string (a value in its slot's form that must not be kept).
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "All",
-                attributes: Self.types.enumerated().map {
-                    AttributeDescription(name: "a\($0.offset)", type: $0.element, isTransient: $0.element == .undefined)
-                } + [AttributeDescription(name: "scratch", type: .string, isTransient: true)])
-        ])
-        let layout = try #require(model.layout(of: "All"))
+        let layout = try Self.layout(adding: [AttributeDescription(name: "scratch", type: .string, isTransient: true)])
         let slots = layout.attributes.indices
         func same(_ a: AttributeValue, _ b: AttributeValue) -> Bool { a == b || "\(a)" == "\(b)" }
         for (n, first) in Self.candidates.enumerated() {

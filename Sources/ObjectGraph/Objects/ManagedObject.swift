@@ -277,10 +277,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         let values = SlotValues(layout: entity, storage: storage.copy(layout: entity))
         for slot in entity.transientAttributeSlots { values.storage.set(slot, .null, layout: entity) }
         if flags.contains(.hasRawValues), let raw = managedObjectContext?.rawValues[ObjectIdentifier(self)] {
-            for (slot, value) in raw where !entity.attributes[slot].isTransient {
-                values.storage.set(slot, .null, layout: entity)
-                values.set(value, at: slot)
-            }
+            for (slot, value) in raw { values.set(value, at: slot) }
         }
         return values
     }

@@ -53,16 +53,11 @@ package final class SlotValues: @unchecked Sendable {
     ///   - value: the value, as it is to be read back.
     ///   - slot: a stored attribute's slot.
     package func set(_ value: AttributeValue, at slot: Int) {
+        if hasTransients, layout.transientAttributeSlots.contains(slot) { return }
         if !unfitted.isEmpty { unfitted.removeAll { $0.slot == slot } }
-        if !value.isNull, storage.storeIfFits(slot, value, layout: layout) {
-            // Checked after: most entities have no transient attribute, and most values fit.
-            if hasTransients, layout.transientAttributeSlots.contains(slot) { storage.set(slot, .null, layout: layout) }
-            return
-        }
+        if !value.isNull, storage.storeIfFits(slot, value, layout: layout) { return }
         storage.set(slot, .null, layout: layout)
-        if !value.isNull, !(hasTransients && layout.transientAttributeSlots.contains(slot)) {
-            unfitted.append((slot, value))
-        }
+        if !value.isNull { unfitted.append((slot, value)) }
     }
 
     /// Sets a whole number read from a file for a stored attribute whose slot is still null, when it is exactly a value
