@@ -27,7 +27,7 @@ enum DocumentBenchmarks {
             var items: [ManagedObject] = []
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
-                for (key, value) in ObjectGraphBenchmarks.values(i) { try item.setAttributeValue(value, forKey: key) }
+                try ObjectGraphBenchmarks.setValues(i, on: item)
                 try item.setObject(group, forKey: "group")
                 items.append(item)
             }

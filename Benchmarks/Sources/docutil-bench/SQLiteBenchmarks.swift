@@ -157,10 +157,6 @@ enum SQLiteBenchmarks {
         }
     }
 
-    static func values(_ i: Int) -> [String: AttributeValue] {
-        ObjectGraphBenchmarks.values(i)
-    }
-
     // MARK: - docutil
 
     enum Ours {
@@ -178,7 +174,7 @@ enum SQLiteBenchmarks {
             try group.setAttributeValue(.string("all"), forKey: "title")
             for i in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
-                for (key, value) in values(i) { try item.setAttributeValue(value, forKey: key) }
+                try ObjectGraphBenchmarks.setValues(i, on: item)
                 try item.setObject(group, forKey: "group")
             }
             try context.save()
