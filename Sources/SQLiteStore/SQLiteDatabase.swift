@@ -129,42 +129,44 @@ final class SQLiteDatabase {
     }
 
     func bind(_ statement: OpaquePointer, _ values: [SQLiteValue]) throws(SQLiteStoreError) {
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let status: Int32
-            switch value {
-            case .null: status = sqlite3_bind_null(statement, index)
-            case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
-            case .real(let v): status = sqlite3_bind_double(statement, index, v)
-            case .text(let s):
-                // By its length: a string may hold U+0000, which a C string would end at.
-                var s = s
-                status = s.withUTF8 { bytes in
-                    // An empty string still needs a pointer (NULL would bind NULL); nothing is read from it.
-                    let text =
-                        bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                        ?? UnsafePointer<CChar>(bitPattern: 1)
-                    return sqlite3_bind_text64(
-                        statement, index, text, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
-                }
-            case .invalidText(let d):
-                // Bound back as the TEXT bytes it was read as.
-                status = d.withUnsafeBytes {
-                    sqlite3_bind_text64(
-                        statement, index,
-                        $0.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
-                            ?? UnsafePointer<CChar>(bitPattern: 1), UInt64($0.count), sqliteTransient,
-                        UInt8(SQLITE_UTF8))
-                }
-            case .blob(let d):
-                status = d.withUnsafeBytes {
-                    sqlite3_bind_blob64(
-                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
-                        sqliteTransient)
-                }
+        for (i, value) in values.enumerated() { try bind(statement, Int32(i + 1), value) }
+    }
+
+    /// Binds one parameter (numbered from 1).
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteStoreError) {
+        let status: Int32
+        switch value {
+        case .null: status = sqlite3_bind_null(statement, index)
+        case .integer(let v): status = sqlite3_bind_int64(statement, index, v)
+        case .real(let v): status = sqlite3_bind_double(statement, index, v)
+        case .text(let s):
+            // By its length: a string may hold U+0000, which a C string would end at.
+            var s = s
+            status = s.withUTF8 { bytes in
+                // An empty string still needs a pointer (NULL would bind NULL); nothing is read from it.
+                let text =
+                    bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                    ?? UnsafePointer<CChar>(bitPattern: 1)
+                return sqlite3_bind_text64(
+                    statement, index, text, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
-            if status != SQLITE_OK { throw error(status, "binding") }
+        case .invalidText(let d):
+            // Bound back as the TEXT bytes it was read as.
+            status = d.withUnsafeBytes {
+                sqlite3_bind_text64(
+                    statement, index,
+                    $0.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
+                        ?? UnsafePointer<CChar>(bitPattern: 1), UInt64($0.count), sqliteTransient,
+                    UInt8(SQLITE_UTF8))
+            }
+        case .blob(let d):
+            status = d.withUnsafeBytes {
+                sqlite3_bind_blob64(
+                    statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
+                    sqliteTransient)
+            }
         }
+        if status != SQLITE_OK { throw error(status, "binding") }
     }
 
     static func column(_ statement: OpaquePointer, _ i: Int32) -> SQLiteValue {
@@ -215,8 +217,13 @@ final class SQLiteDatabase {
     ///   - bindings: a value for each parameter.
     ///   - sql: its text, for the error message.
     func step(_ statement: OpaquePointer, _ bindings: [SQLiteValue], sql: String) throws(SQLiteStoreError) {
-        defer { sqlite3_reset(statement) }
         try bind(statement, bindings)
+        try step(statement, sql: sql)
+    }
+
+    /// Runs a statement whose parameters are bound, then resets it.
+    func step(_ statement: OpaquePointer, sql: String) throws(SQLiteStoreError) {
+        defer { sqlite3_reset(statement) }
         let status = sqlite3_step(statement)
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
     }

@@ -88,13 +88,16 @@ extension SQLiteStore {
                     (inserted) throws(SQLiteStoreError) -> [Int64: Int64] in
                     // An inverse-less to-many is one key on each destination: every owner written lets go of its
                     // old destinations first, so that one moved between two owners in this save is free when taken.
-                    for i in inserted.indices where inserted[i].hasToMany {
-                        try clearHiddenKeys(inserted[i], only: nil)
+                    // Each checked where it is (`ObjectSnapshot.hasToMany(_:)`): most have none, and copying one
+                    // to ask retains each of its parts.
+                    let withToMany = inserted.indices.filter { i in
+                        inserted.baseAddress.map { ObjectSnapshot.hasToMany($0 + i) } ?? false
                     }
+                    for i in withToMany { try clearHiddenKeys(inserted[i], only: nil) }
                     for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
                         try clearHiddenKeys(request.updated[i].snapshot, only: request.updated[i].changedKeys)
                     }
-                    for i in inserted.indices where inserted[i].hasToMany { try writeToMany(inserted[i], only: nil) }
+                    for i in withToMany { try writeToMany(inserted[i], only: nil) }
                     for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
                         try writeToMany(request.updated[i].snapshot, only: request.updated[i].changedKeys)
                     }
@@ -222,12 +225,12 @@ extension SQLiteStore {
     /// every entry of `plan` (the entity's column plan, looked up by the caller once for many rows), or of the entries
     /// at `positions` only (in increasing order: an update's changed properties, see ``planPositions(of:_:layout:)``).
     private func forEachColumn(
-        of snapshot: ObjectSnapshot, only positions: [Int]?, plan: [ColumnSource], layout: EntityLayout?,
-        _ body: (String, SQLiteValue) -> Void
+        of snapshot: UnsafePointer<ObjectSnapshot>, only positions: [Int]?, plan: [ColumnSource], layout: EntityLayout?,
+        _ body: (String, SQLiteValue) throws(SQLiteStoreError) -> Void
     ) throws(SQLiteStoreError) {
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
-        let slotted = snapshot.slotted.flatMap { $0.layout === layout ? $0 : nil }
-        let links = snapshot.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
+        let slotted = snapshot.pointee.slotted.flatMap { $0.layout === layout ? $0 : nil }
+        let links = snapshot.pointee.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
         // Through a buffer: each source is read where it is, not copied (and its strings retained) per row.
         try plan.withUnsafeBufferPointer { (plan) throws(SQLiteStoreError) in
             // Sorted: the next position wanted is the only one that can be this entry.
@@ -241,28 +244,47 @@ extension SQLiteStore {
                 switch plan[i].kind {
                 case .attribute:
                     let slot = plan[i].slot
-                    let value = slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot[attribute: plan[i].name]
+                    if let slotted, slot < slotted.count {
+                        // A number or a text is written as it is held (NaN and anything else: the long way below).
+                        switch slotted.scalar(at: slot) {
+                        case .null:
+                            try body(plan[i].column, .null)
+                            continue
+                        case .integer(let v):
+                            try body(plan[i].column, .integer(v))
+                            continue
+                        case .real(let v) where !v.isNaN:
+                            try body(plan[i].column, .real(v))
+                            continue
+                        case .text(let s):
+                            try body(plan[i].column, .text(s))
+                            continue
+                        case .real, .other: break
+                        }
+                    }
+                    let value =
+                        slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot.pointee[attribute: plan[i].name]
                     if !value.isNull, let layout, slot < layout.attributeTypes.count,
                         layout.attributeTypes[slot] == .undefined
                     {
                         // A column read back by its attribute's type has none for an Undefined attribute.
                         throw SQLiteStoreError(
                             .unsupported, path: database.path,
-                            "\(snapshot.objectID.entityName).\(plan[i].name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+                            "\(snapshot.pointee.objectID.entityName).\(plan[i].name) of \(snapshot.pointee.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
                         )
                     }
                     let encoded = SQLiteValueCoding.encode(value, external: plan[i].external)
-                    try checkStorable(value, encoded, snapshot, plan[i].name)
-                    body(plan[i].column, encoded)
+                    try checkStorable(value, encoded, snapshot.pointee, plan[i].name)
+                    try body(plan[i].column, encoded)
                 case .composite:
                     let name = plan[i].name
-                    let value = snapshot[attribute: name]
+                    let value = snapshot.pointee[attribute: name]
                     for member in plan[i].members {
                         let memberValue = Self.member(value, member.path[...])
                         let encoded = SQLiteValueCoding.encode(memberValue)
                         try checkStorable(
-                            memberValue, encoded, snapshot, "\(name).\(member.path.joined(separator: "."))")
-                        body(member.column, encoded)
+                            memberValue, encoded, snapshot.pointee, "\(name).\(member.path.joined(separator: "."))")
+                        try body(member.column, encoded)
                     }
                 case .toOne:
                     let slot = plan[i].slot
@@ -275,11 +297,11 @@ extension SQLiteStore {
                             destination = nil
                         }
                     } else {
-                        destination = snapshot[toOne: plan[i].name] ?? nil
+                        destination = snapshot.pointee[toOne: plan[i].name] ?? nil
                     }
-                    body(plan[i].column, destination.map { .integer($0.primaryKey) } ?? .null)
+                    try body(plan[i].column, destination.map { .integer($0.primaryKey) } ?? .null)
                     if let entityColumn = plan[i].entityColumn {
-                        body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
+                        try body(entityColumn, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
                     }
                 }
             }
@@ -426,7 +448,7 @@ extension SQLiteStore {
     }
 
     private func insertRows(_ snapshots: UnsafeBufferPointer<ObjectSnapshot>) throws(SQLiteStoreError) {
-        var values: [SQLiteValue] = []
+        guard let first = snapshots.baseAddress else { return }
         var i = 0
         while i < snapshots.count {
             let entityName = snapshots[i].objectID.entityName
@@ -438,15 +460,17 @@ extension SQLiteStore {
             let sql = insertSQL(for: entityName, plan: plan)
             let statement = try database.statement(sql)
             repeat {
-                // The values go straight into one array (no column/value pairs made per row).
-                values.removeAll(keepingCapacity: true)
-                values.append(.integer(snapshots[i].objectID.primaryKey))
-                values.append(.integer(number))
-                values.append(.integer(snapshots[i].version))
-                try forEachColumn(of: snapshots[i], only: nil, plan: plan, layout: layout) { _, value in
-                    values.append(value)
+                // Each value is bound as it comes (no list of the row's values made).
+                try database.bind(statement, 1, .integer(snapshots[i].objectID.primaryKey))
+                try database.bind(statement, 2, .integer(number))
+                try database.bind(statement, 3, .integer(snapshots[i].version))
+                var parameter: Int32 = 4
+                try forEachColumn(of: first + i, only: nil, plan: plan, layout: layout) {
+                    (_, value) throws(SQLiteStoreError) in
+                    try database.bind(statement, parameter, value)
+                    parameter += 1
                 }
-                try database.step(statement, values, sql: sql)
+                try database.step(statement, sql: sql)
                 i += 1
             } while i < snapshots.count && snapshots[i].objectID.entityName == entityName
         }
@@ -501,9 +525,11 @@ extension SQLiteStore {
         var values: [SQLiteValue] = []
         values.reserveCapacity(positions.count + 3)
         values.append(.integer(update.snapshot.version))
-        try forEachColumn(of: update.snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
-            if kept == nil { columns.append(column) }
-            values.append(value)
+        try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
+            try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
+                if kept == nil { columns.append(column) }
+                values.append(value)
+            }
         }
         values.append(.integer(update.snapshot.objectID.primaryKey))
         values.append(.integer(update.expectedVersion))

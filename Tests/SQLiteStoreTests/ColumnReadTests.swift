@@ -108,3 +108,115 @@ struct ColumnReadTests {
         #expect(direct >= 20)
     }
 }
+
+/// A save writes numbers and text straight from an object's slots; every other value is encoded the long way. Both
+/// must put in the column exactly what the encoder makes of the value, on insert and on update.
+struct ColumnWriteTests {
+    /// The values each attribute takes: its type's edges, the null value, and what only one path may hold.
+    static let values: [(name: String, type: AttributeType, values: [AttributeValue])] = [
+        ("small", .integer16, [.integer16(.min), .integer16(-1), .integer16(0), .integer16(7), .integer16(.max)]),
+        ("medium", .integer32, [.integer32(.min), .integer32(0), .integer32(1 << 24 + 1), .integer32(.max)]),
+        ("large", .integer64, [.integer64(.min), .integer64(0), .integer64(1 << 53 + 1), .integer64(.max)]),
+        ("flag", .boolean, [.boolean(false), .boolean(true)]),
+        (
+            "real", .double,
+            [
+                .double(0), .double(-0.0), .double(0.1), .double(1e300), .double(-.infinity), .double(.infinity),
+                .double(.leastNonzeroMagnitude), .double(Double(1 << 53 + 1)),
+            ]
+        ),
+        (
+            "single", .float,
+            [.float(0.1), .float(-0.0), .float(.greatestFiniteMagnitude), .float(.infinity), .float(16_777_217)]
+        ),
+        (
+            "when", .date,
+            [
+                .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: -1e9)),
+                .date(Date(timeIntervalSinceReferenceDate: 123_456.789)),
+            ]
+        ),
+        ("text", .string, [.string(""), .string("a"), .string("Ünïcödé ✓"), .string("nul\u{0}inside"), .string("12")]),
+        ("amount", .decimal, [.decimal(Decimal(string: "12.34")!), .decimal(0)]),
+        ("tag", .uuid, [.uuid(UUID(uuidString: "0F6A2B4C-1D3E-4F50-8A6B-7C8D9E0F1A2B")!)]),
+        ("bytes", .binary, [.binary(Data()), .binary(Data([0, 255, 1]))]),
+        ("link", .uri, [.uri(URL(string: "https://example.com/a%20b")!)]),
+    ]
+
+    /// The longest list of values: rows enough for each attribute to take each of its values (and null).
+    static let rows = values.map(\.values.count).max()! + 1
+
+    /// The value of an attribute in row `row` (`shift` rotates them, for the update): null past its list.
+    static func value(_ attribute: Int, _ row: Int, shift: Int) -> AttributeValue {
+        let list = values[attribute].values
+        let i = (row + shift) % (list.count + 1)
+        return i < list.count ? list[i] : .null
+    }
+
+    @Test func everyValueIsWrittenAsTheEncoderWritesIt() throws {
+        SQLiteStore.register()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Cell",
+                attributes: [AttributeDescription(name: "n", type: .integer64)]
+                    + Self.values.map { AttributeDescription(name: $0.name, type: $0.type) })
+        ])
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("cells.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let store = try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var cells: [ManagedObject] = []
+        for row in 0..<Self.rows {
+            let cell = try context.insertNewObject(forEntityName: "Cell")
+            try cell.setAttributeValue(.integer64(Int64(row)), forKey: "n")
+            for (a, attribute) in Self.values.enumerated() {
+                try cell.setAttributeValue(Self.value(a, row, shift: 0), forKey: attribute.name)
+            }
+            cells.append(cell)
+        }
+        try context.save()
+        try expectColumns(url, shift: 0, "inserted")
+        // Every attribute changed: the update writes them all.
+        for (row, cell) in cells.enumerated() {
+            for (a, attribute) in Self.values.enumerated() {
+                try cell.setAttributeValue(Self.value(a, row, shift: 1), forKey: attribute.name)
+            }
+        }
+        try context.save()
+        try expectColumns(url, shift: 1, "updated")
+        store.close()
+    }
+
+    /// Each row's columns are what the encoder makes of the values it was given, as the same columns keep it: the
+    /// encoded values are bound into a copy of the table (its column affinities turn a whole REAL into an INTEGER, a
+    /// decimal's text into a number) and the two rows compared.
+    private func expectColumns(_ url: URL, shift: Int, _ what: String) throws {
+        let database = try SQLiteDatabase(path: url.path, readOnly: true)
+        defer { database.close() }
+        let create = try #require(try database.query("SELECT sql FROM sqlite_master WHERE name = 'ZCELL'").first?.first)
+        guard case .text(let createSQL) = create else { throw CocoaError(.fileReadCorruptFile) }
+        let copyURL = try Fixtures.temporaryDirectory().appendingPathComponent("expected.sqlite")
+        let copy = try SQLiteDatabase(path: copyURL.path, readOnly: false, create: true)
+        defer { copy.close() }
+        try copy.execute(createSQL)
+        let names = Self.values.map { "Z\($0.name.uppercased())" }
+        let columns = names.joined(separator: ", ")
+        for row in 0..<Self.rows {
+            let encoded = Self.values.indices.map { SQLiteValueCoding.encode(Self.value($0, row, shift: shift)) }
+            try copy.run(
+                "INSERT INTO ZCELL (ZN, \(columns)) VALUES (?\(String(repeating: ", ?", count: names.count)))",
+                [.integer(Int64(row))] + encoded)
+        }
+        let expected = try copy.query("SELECT ZN, \(columns) FROM ZCELL ORDER BY ZN")
+        let stored = try database.query("SELECT ZN, \(columns) FROM ZCELL ORDER BY ZN")
+        #expect(stored.count == Self.rows)
+        for (n, (row, columns)) in zip(stored, expected).enumerated() {
+            for (a, attribute) in Self.values.enumerated() {
+                #expect(
+                    row[a + 1] == columns[a + 1],
+                    "\(what) \(attribute.name) = \(Self.value(a, n, shift: shift)) is stored as \(row[a + 1]), not \(columns[a + 1])"
+                )
+            }
+        }
+    }
+}

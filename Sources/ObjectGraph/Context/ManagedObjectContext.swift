@@ -11,7 +11,7 @@ public final class ManagedObjectContext {
     /// The coordinator the context reads from and saves to.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The undo manager; `nil` turns undo off (and saves the cost of recording).
-    public var undoManager: UndoManager? = UndoManager()
+    @exclusivity(unchecked) public var undoManager: UndoManager? = UndoManager()
     /// What a save does about optimistic-locking conflicts.
     public var mergePolicy: MergePolicy = .error
     /// A name for messages and debugging.

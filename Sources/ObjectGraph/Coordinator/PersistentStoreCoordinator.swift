@@ -483,10 +483,13 @@ public final class PersistentStoreCoordinator: Sendable {
                 "\(owner).\(name) names \(destination), which is not an object of this store (a relationship links objects of one store); not saved"
             )
         }
-        // By index: each snapshot is read where it is, not copied.
-        for i in inserted.indices {
-            try inserted[i].forEachDestination { (name, destination) throws(StoreError) in
-                try check(inserted[i].objectID, name, destination)
+        // Through a buffer: each snapshot is read where it is, not copied.
+        try inserted.withUnsafeBufferPointer { (inserted) throws(StoreError) in
+            guard let first = inserted.baseAddress else { return }
+            for i in inserted.indices {
+                try ObjectSnapshot.forEachDestination(of: first + i) { (name, destination) throws(StoreError) in
+                    try check(inserted[i].objectID, name, destination)
+                }
             }
         }
         for i in updated.indices where !updated[i].changedKeys.isEmpty {

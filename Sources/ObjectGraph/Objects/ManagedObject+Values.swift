@@ -410,13 +410,24 @@ extension ManagedObject {
     }
 
     func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) throws(ObjectGraphError) {
-        let old = try attributeValue(at: index)
-        if old == value { return }
+        try fireFault()
+        guard let storage else { throw unfilled() }
+        let raw = rawValue(at: index)
+        // The same value again changes nothing: compared where it is (no value made) unless a raw value stands for it.
+        if let raw {
+            if raw == value { return }
+        } else if storage.holds(index, value, layout: entity) {
+            return
+        }
         // The context, loaded once (a weak reference costs a load and a retain each time it is read).
         let context = tracked ? managedObjectContext : nil
+        let recordsUndo = context?.recordsUndo ?? false
+        // The value before: made only for undo and observers, which need it.
+        let old: AttributeValue =
+            recordsUndo || (tracked && observers != nil) ? raw ?? storage.value(index, layout: entity) : .null
         if let context {
             context.willChange(self)
-            if context.recordsUndo {
+            if recordsUndo {
                 context.registerUndo(self) { object in
                     object.undoing { () throws(ObjectGraphError) in
                         try object.setAttribute(at: index, old, tracked: true)
@@ -424,14 +435,15 @@ extension ManagedObject {
                 }
             }
         }
-        if let raw = rawValue(at: index), raw == old {
+        if raw != nil {
             // A raw value from a lenient read is replaced by a typed one (or restored by undo, below).
             var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]
             values[index] = nil
             setRawValues(values)
         }
-        if AttributeStorage.fits(value, entity.slots[index].kind, type: entity.attributes[index].type) {
-            guard let storage else { throw unfilled() }
+        if !value.isNull, storage.storeIfFits(index, value, layout: entity) {
+            // Stored in its slot's form (the usual case).
+        } else if AttributeStorage.fits(value, entity.slots[index].kind, type: entity.attributes[index].type) {
             storage.set(index, value, layout: entity)
         } else {
             // Only undo brings back a value that does not fit: the raw value a lenient read kept.

@@ -145,9 +145,17 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// Calls `body` with each relationship the snapshot holds destinations for and each destination (to-one and
     /// to-many alike, in no particular order of relationships), without making dictionaries.
     package func forEachDestination<E: Error>(_ body: (String, ManagedObjectID) throws(E) -> Void) throws(E) {
-        guard let slotted = slottedRelationships else {
-            for (name, id) in namedToOne { if let id { try body(name, id) } }
-            for (name, ids) in namedToMany { for id in ids { try body(name, id) } }
+        try withUnsafePointer(to: self) { (snapshot) throws(E) in try Self.forEachDestination(of: snapshot, body) }
+    }
+
+    /// ``forEachDestination(_:)`` of the snapshot at `snapshot`, read where it is: a snapshot in an array or a buffer
+    /// would otherwise be copied whole (each of its parts retained) to call a method on it.
+    package static func forEachDestination<E: Error>(
+        of snapshot: UnsafePointer<ObjectSnapshot>, _ body: (String, ManagedObjectID) throws(E) -> Void
+    ) throws(E) {
+        guard let slotted = snapshot.pointee.slottedRelationships else {
+            for (name, id) in snapshot.pointee.namedToOne { if let id { try body(name, id) } }
+            for (name, ids) in snapshot.pointee.namedToMany { for id in ids { try body(name, id) } }
             return
         }
         for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
@@ -160,8 +168,11 @@ public struct ObjectSnapshot: Sendable, Hashable {
     }
 
     /// Whether the snapshot holds destinations for any to-many relationship (``toMany`` is not empty).
-    package var hasToMany: Bool {
-        guard let slotted = slottedRelationships else { return !namedToMany.isEmpty }
+    package var hasToMany: Bool { withUnsafePointer(to: self) { Self.hasToMany($0) } }
+
+    /// ``hasToMany`` of the snapshot at `snapshot`, read where it is (see ``forEachDestination(of:_:)``).
+    package static func hasToMany(_ snapshot: UnsafePointer<ObjectSnapshot>) -> Bool {
+        guard let slotted = snapshot.pointee.slottedRelationships else { return !snapshot.pointee.namedToMany.isEmpty }
         return slotted.values.contains { if case .toMany = $0 { true } else { false } }
     }
 

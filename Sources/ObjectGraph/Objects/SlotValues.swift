@@ -108,6 +108,28 @@ package final class SlotValues: @unchecked Sendable {
         return storage.value(slot, layout: layout)
     }
 
+    /// A value as a store writes a number or a text: the slot's value when it is null, a whole number (Integer 16, 32
+    /// or 64; a boolean as 0 or 1), a floating-point number (Double, Float, a date as seconds since 2001) or a string;
+    /// ``Scalar/other`` for any other value (read it with the subscript), and for one given in another form.
+    package enum Scalar {
+        /// No value.
+        case null
+        /// A whole number.
+        case integer(Int64)
+        /// A floating-point number.
+        case real(Double)
+        /// A string.
+        case text(String)
+        /// Another kind of value: read it with ``SlotValues/subscript(_:)``.
+        case other
+    }
+
+    /// The value at `slot` (below ``count``) as a ``Scalar``, read where it is (no ``AttributeValue`` made).
+    package func scalar(at slot: Int) -> Scalar {
+        if !unfitted.isEmpty, unfitted.contains(where: { $0.slot == slot }) { return .other }
+        return storage.scalar(slot, layout: layout)
+    }
+
     /// The values by name, as ``ObjectSnapshot/attributes`` holds them: stored attributes only, nil left out.
     var dictionary: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
