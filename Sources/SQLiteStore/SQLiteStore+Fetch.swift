@@ -116,14 +116,22 @@ extension SQLiteStore {
         var translator = SQLTranslator(schema: schema)
         // When the request covers every entity stored in the table, the Z_ENT index would only add a lookup per row
         // to a scan of the whole table: `+` keeps SQLite's planner from choosing it (rows of an entity the model
-        // lacks are still left out).
-        var sql =
-            "SELECT \(columns) FROM \(table) t0 WHERE \(wholeTable ? "+" : "")t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+        // lacks are still left out), and the check comes after the predicate's, which SQLite tests first (in a
+        // selective fetch most rows are then never checked: a tenth of a query's scan).
+        let kindsTerm =
+            "\(wholeTable ? "+" : "")t0.Z_ENT IN (\(kinds.map(String.init).joined(separator: ", ")))"
+        var sql = "SELECT \(columns) FROM \(table) t0 WHERE "
         var complete = true
         if let predicate = request.predicate {
             let (condition, whole) = translator.narrowing(predicate, entity: request.entityName, alias: "t0")
-            if let condition { sql += " AND (\(condition))" }
+            if let condition {
+                sql += wholeTable ? "(\(condition)) AND \(kindsTerm)" : "\(kindsTerm) AND (\(condition))"
+            } else {
+                sql += kindsTerm
+            }
             complete = whole
+        } else {
+            sql += kindsTerm
         }
         var order: [String] = []
         var sortedInSQL = true

@@ -349,6 +349,20 @@ struct SQLiteSafetyTests {
         }
     }
 
+    /// A fetch of every entity a table holds still leaves out a row of an entity the model lacks, with a predicate
+    /// (whose terms SQLite tests before the entity check), a sort, or neither.
+    @Test(arguments: [nil, "name == 'Ann'", "name != 'Nobody'"], [false, true])
+    func aRowOfAnEntityTheModelLacksIsLeftOutOfAFetch(predicate: String?, sorted: Bool) throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET Z_ENT = 99 WHERE ZNAME = 'Ann'")
+        let context = try Self.context(url, options: ["readOnly": "YES"])
+        let request = FetchRequest(
+            entityName: "Employee", predicate: try predicate.map { try ObjectPredicate(format: $0) },
+            sortDescriptors: sorted ? [ObjectSortDescriptor(keyPath: "name")] : [])
+        let names = try context.fetch(request).map { try $0.attributeValue(forKey: "name").stringValue ?? "?" }
+        #expect(names == (predicate == "name == 'Ann'" ? [] : ["Bob"]))
+    }
+
     @Test(arguments: [-5, Int64.max - 1])
     func aPrimaryKeyCounterOutOfRangeIsAnError(max: Int64) throws {
         let url = try Self.companyStore()
