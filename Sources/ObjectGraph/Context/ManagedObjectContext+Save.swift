@@ -180,25 +180,38 @@ extension ManagedObjectContext {
     func update(of object: ManagedObject, whole: Bool) throws(ObjectGraphError) -> ObjectUpdate {
         let expected = expectedVersion(object)
         let layout = object.entity
-        let keys: [String]
+        // The changed properties by slot (every stored one when whole): nothing looked up by name.
+        var properties: [PropertySlot] = []
         if whole {
-            keys =
-                layout.attributes.filter { !$0.isTransient }.map(\.name)
-                + layout.relationships.filter { !$0.isTransient }.map(\.name)
-        } else if let original = originals[ObjectIdentifier(object)] {
-            keys = changedKeys(object, from: original)
-        } else {
-            keys = []
+            for i in layout.attributes.indices where !layout.attributes[i].isTransient {
+                properties.append(.attribute(i))
+            }
+            for i in layout.relationships.indices where !layout.relationships[i].isTransient {
+                properties.append(.relationship(i))
+            }
+        } else if originals.contains(ObjectIdentifier(object)) {
+            _ = originals.modify(ObjectIdentifier(object)) { (original) in
+                Self.forEachChange(object, from: original) { property in
+                    switch property {
+                    case .attribute(let i): if !layout.attributes[i].isTransient { properties.append(property) }
+                    case .relationship(let i): if !layout.relationships[i].isTransient { properties.append(property) }
+                    }
+                    return true
+                }
+            }
         }
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: Self.nextVersion(after: expected))
-        var changed = Set<String>()
-        for key in keys {
-            if let i = layout.attributeSlot(named: key), !layout.attributes[i].isTransient {
-                snapshot.attributes[key] = try object.attributeValue(at: i)
-                changed.insert(key)
-            } else if let i = layout.relationshipSlot(named: key), !layout.relationships[i].isTransient {
-                try put(key, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
-                changed.insert(key)
+        var changed = Set<String>(minimumCapacity: properties.count)
+        for property in properties {
+            switch property {
+            case .attribute(let i):
+                let name = layout.attributes[i].name
+                snapshot.attributes[name] = try object.attributeValue(at: i)
+                changed.insert(name)
+            case .relationship(let i):
+                let name = layout.relationships[i].name
+                try put(name, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
+                changed.insert(name)
             }
         }
         return ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected)

@@ -434,7 +434,7 @@ public final class ManagedObjectContext {
     func willChange(_ object: ManagedObject) {
         // Whatever was validated is stale now.
         validatedGeneration = nil
-        guard !object.isInserted, originals[ObjectIdentifier(object)] == nil, object.storage != nil else { return }
+        guard !object.isInserted, !originals.contains(ObjectIdentifier(object)), object.storage != nil else { return }
         originals[ObjectIdentifier(object)] = captureState(object)
     }
 
@@ -445,10 +445,9 @@ public final class ManagedObjectContext {
         let key = ObjectIdentifier(object)
         // An object without recorded originals (an inserted one) has nothing to record: its destinations are not
         // listed (that costs as much as the relationship is long, on every change).
-        guard let original = originals[key], original.relationships[index] == nil,
-            let ids = object.loadedRelationshipIDs(index)
-        else { return }
-        originals[key]?.relationships[index] = ids
+        let unrecorded = originals.modify(key) { $0.relationships[index] == nil } ?? false
+        guard unrecorded, let ids = object.loadedRelationshipIDs(index) else { return }
+        _ = originals.modify(key) { $0.relationships[index] = ids }
     }
 
     /// An object's state as it is now: its attribute values, and no relationship's destinations — each is recorded
@@ -484,15 +483,41 @@ public final class ManagedObjectContext {
         }
     }
 
+    /// Whether any property of the object differs from `original` (it stops at the first).
     func differs(_ object: ManagedObject, from original: OriginalState) -> Bool {
-        changedKeys(object, from: original, stopAtFirst: true).isEmpty == false
+        !Self.forEachChange(object, from: original) { _ in false }
     }
 
-    /// The names of the properties whose values differ from `original` (all of them, or only the first).
-    func changedKeys(_ object: ManagedObject, from original: OriginalState, stopAtFirst: Bool = false) -> [String] {
-        let layout = object.entity
+    /// The names of the properties whose values differ from `original`.
+    func changedKeys(_ object: ManagedObject, from original: OriginalState) -> [String] {
         var keys: [String] = []
-        let storage = object.storage!
+        Self.forEachChange(object, from: original) { property in
+            switch property {
+            case .attribute(let i): keys.append(object.entity.attributes[i].name)
+            case .relationship(let i): keys.append(object.entity.relationships[i].name)
+            }
+            return true
+        }
+        return keys
+    }
+
+    /// A property of an object's entity, by its slot.
+    enum PropertySlot {
+        /// The attribute at this slot.
+        case attribute(Int)
+        /// The relationship at this slot.
+        case relationship(Int)
+    }
+
+    /// Calls `body` with each property of the object whose value differs from `original`, attributes first, each in
+    /// slot order, while `body` returns `true`: whether it went through them all. An object whose values are not
+    /// loaded (a fault) holds no change.
+    @discardableResult
+    static func forEachChange(
+        _ object: ManagedObject, from original: OriginalState, _ body: (PropertySlot) -> Bool
+    ) -> Bool {
+        let layout = object.entity
+        guard let storage = object.storage else { return true }
         let hasRawValues = object.flags.contains(.hasRawValues)
         for i in layout.attributes.indices {
             // Compared in the slot (no value made) unless a raw value stands for it.
@@ -502,10 +527,7 @@ public final class ManagedObjectContext {
                 } else {
                     storage.holds(i, original.attributes[i], layout: layout)
                 }
-            if !same {
-                keys.append(layout.attributes[i].name)
-                if stopAtFirst { return keys }
-            }
+            if !same, !body(.attribute(i)) { return false }
         }
         for i in layout.relationships.indices {
             // A relationship never loaded since the first change is unchanged.
@@ -517,12 +539,9 @@ public final class ManagedObjectContext {
                 // in another order is compared as sets.
                 changed = now != then && (layout.relationships[i].isOrdered || now.count < 2 || Set(now) != Set(then))
             }
-            if changed {
-                keys.append(layout.relationships[i].name)
-                if stopAtFirst { return keys }
-            }
+            if changed, !body(.relationship(i)) { return false }
         }
-        return keys
+        return true
     }
 
     /// Whether changes are recorded for undo now (there is an undo manager and the context is not merging). Callers

@@ -186,6 +186,16 @@ struct OriginalStates {
         }
     }
 
+    /// Whether the object `id` stands for has a recorded state (nothing copied to tell).
+    func contains(_ id: ObjectIdentifier) -> Bool { positions.position(of: id) != nil }
+
+    /// Changes the state of the object `id` stands for in place (its arrays not copied to change one): what `body`
+    /// returns, or nil when there is no such state.
+    mutating func modify<R>(_ id: ObjectIdentifier, _ body: (inout OriginalState) -> R) -> R? {
+        guard let i = positions.position(of: id) else { return nil }
+        return body(&states[i])
+    }
+
     /// Changes every state in place.
     mutating func updateEach(_ body: (inout OriginalState) -> Void) {
         for i in states.indices { body(&states[i]) }
