@@ -140,7 +140,9 @@ extension ManagedObject {
     func rawSetToOne(_ index: Int, _ newValue: ManagedObject?) throws(ObjectGraphError) {
         let old = try toOneObject(at: index)
         if old === newValue { return }
-        if let context = managedObjectContext {
+        // Not retained: nothing here lets the context go (the observers are told after).
+        let unretained = unretainedContext
+        unretained?._withUnsafeGuaranteedRef { context in
             context.willChange(self, relationship: index)
             if context.recordsUndo {
                 context.registerUndo(self) { object in
@@ -149,7 +151,7 @@ extension ManagedObject {
             }
         }
         relationshipSlots[index] = .toOne(newValue)
-        managedObjectContext?.didChange(self)
+        unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
         observers?.notify(
             entity.relationships[index].name, old: old.map { .object($0) } ?? .null,
             new: newValue.map { .object($0) } ?? .null)
@@ -159,7 +161,9 @@ extension ManagedObject {
         try fireFault()
         try resolve(index)
         guard case .toMany(var collection) = relationshipSlots[index], !collection.contains(object) else { return }
-        if let context = managedObjectContext {
+        // Not retained: nothing here lets the context go (the observers are told after).
+        let unretained = unretainedContext
+        unretained?._withUnsafeGuaranteedRef { context in
             context.willChange(self, relationship: index)
             if context.recordsUndo {
                 context.registerUndo(self) { owner in
@@ -170,7 +174,7 @@ extension ManagedObject {
         relationshipSlots[index] = .unresolvedToOne(nil)  // release the array so the append does not copy it
         if let position { collection.insert(object, at: position) } else { collection.append(object) }
         relationshipSlots[index] = .toMany(collection)
-        managedObjectContext?.didChange(self)
+        unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
         observers?.notify(entity.relationships[index].name, old: .null, new: .object(object))
     }
 
@@ -178,19 +182,22 @@ extension ManagedObject {
         try fireFault()
         try resolve(index)
         guard case .toMany(var collection) = relationshipSlots[index], collection.contains(object) else { return }
-        managedObjectContext?.willChange(self, relationship: index)
+        // Not retained: nothing here lets the context go (the observers are told after).
+        let unretained = unretainedContext
+        unretained?._withUnsafeGuaranteedRef { $0.willChange(self, relationship: index) }
         relationshipSlots[index] = .unresolvedToOne(nil)
         let ordered = entity.relationships[index].isOrdered
         let position = collection.remove(object, keepingOrder: ordered)
         relationshipSlots[index] = .toMany(collection)
-        if let context = managedObjectContext, let position, context.recordsUndo {
+        unretained?._withUnsafeGuaranteedRef { context in
+            guard let position, context.recordsUndo else { return }
             context.registerUndo(self) { owner in
                 owner.undoing { () throws(ObjectGraphError) in
                     try owner.rawInsertIntoMany(index, object, at: ordered ? position : nil)
                 }
             }
         }
-        managedObjectContext?.didChange(self)
+        unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
         observers?.notify(entity.relationships[index].name, old: .object(object), new: .null)
     }
 

@@ -419,13 +419,14 @@ extension ManagedObject {
         } else if storage.holds(index, value, layout: entity) {
             return
         }
-        // The context, loaded once (a weak reference costs a load and a retain each time it is read).
-        let context = tracked ? managedObjectContext : nil
-        let recordsUndo = context?.recordsUndo ?? false
+        // The context, loaded once and not retained: nothing below lets it go (no code of the app runs before the
+        // observers are told, and they are told without it).
+        let unretained = tracked ? unretainedContext : nil
+        let recordsUndo = unretained?._withUnsafeGuaranteedRef { $0.recordsUndo } ?? false
         // The value before: made only for undo and observers, which need it.
         let old: AttributeValue =
             recordsUndo || (tracked && observers != nil) ? raw ?? storage.value(index, layout: entity) : .null
-        if let context {
+        unretained?._withUnsafeGuaranteedRef { context in
             context.willChange(self)
             if recordsUndo {
                 context.registerUndo(self) { object in
@@ -452,7 +453,7 @@ extension ManagedObject {
             setRawValues(values)
         }
         if tracked {
-            context?.didChange(self)
+            unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
             observers?.notify(entity.attributes[index].name, old: PredicateValue(old), new: PredicateValue(value))
         }
     }

@@ -67,6 +67,13 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The way back to the context (not a weak reference: see ``ContextLink``).
     var contextLink: ContextLink?
 
+    /// The context without a retain, for work that cannot let it go (valid where the context lives, as
+    /// ``contextLink`` is).
+    var unretainedContext: Unmanaged<ManagedObjectContext>? {
+        guard let contextLink, contextLink.isAlive else { return nil }
+        return Unmanaged.passUnretained(contextLink.context)
+    }
+
     var storage: AttributeStorage?
     /// The relationship slots (in ``storage``, after the attributes).
     var relationshipSlots: RelationshipSlots { RelationshipSlots(object: self) }
