@@ -2,7 +2,9 @@
 /// collection grows so that membership tests stay O(1).
 struct ObjectCollection {
     private(set) var objects: [ManagedObject] = []
-    private var index: [ObjectIdentifier: Int]? = nil
+    /// Each object's position, once there are more than a few (an open-addressed table by address, hashed with one
+    /// multiplication: a `Dictionary` hashed each address with SipHash on every lookup).
+    private var index: IdentityPositions? = nil
 
     init(_ objects: [ManagedObject] = []) {
         for object in objects { append(object) }
@@ -11,23 +13,25 @@ struct ObjectCollection {
     var count: Int { objects.count }
 
     func contains(_ object: ManagedObject) -> Bool {
-        if let index { return index[ObjectIdentifier(object)] != nil }
+        if let index { return index.position(of: object) != nil }
         return objects.contains { $0 === object }
     }
 
     func position(of object: ManagedObject) -> Int? {
-        if let index { return index[ObjectIdentifier(object)] }
+        if let index { return index.position(of: object) }
         return objects.firstIndex { $0 === object }
     }
 
     mutating func append(_ object: ManagedObject) {
+        if index != nil {
+            // Recorded and checked in one lookup.
+            guard index?.insert(object, at: objects.count) == true else { return }
+            objects.append(object)
+            return
+        }
         guard !contains(object) else { return }
         objects.append(object)
-        if index != nil {
-            index![ObjectIdentifier(object)] = objects.count - 1
-        } else if objects.count > 16 {
-            rebuildIndex()
-        }
+        if objects.count > 16 { rebuildIndex() }
     }
 
     mutating func insert(_ object: ManagedObject, at position: Int) {
@@ -44,22 +48,21 @@ struct ObjectCollection {
         let last = objects.count - 1
         if !keepingOrder && position != last {
             objects.swapAt(position, last)
-            index?[ObjectIdentifier(objects[position])] = position
+            index?.move(ObjectIdentifier(objects[position]), to: position)
         }
         if keepingOrder && position != last {
             objects.remove(at: position)
             if index != nil { rebuildIndex() }
         } else {
             objects.removeLast()
-            index?[ObjectIdentifier(object)] = nil
+            _ = index?.remove(object)
         }
         return position
     }
 
     private mutating func rebuildIndex() {
-        var built: [ObjectIdentifier: Int] = [:]
-        built.reserveCapacity(objects.count)
-        for (i, object) in objects.enumerated() { built[ObjectIdentifier(object)] = i }
+        var built = IdentityPositions()
+        for (i, object) in objects.enumerated() { _ = built.insert(object, at: i) }
         index = built
     }
 }

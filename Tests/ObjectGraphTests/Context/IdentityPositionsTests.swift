@@ -66,6 +66,47 @@ struct IdentityPositionsTests {
         #expect(table.count == 0 && table[ObjectIdentifier(objects[0])] == nil)
     }
 
+    /// A relationship's collection agrees with a plain array through any run of appends, insertions and removals
+    /// (ordered and not), below and above the size at which it starts its index.
+    @Test(arguments: [6, 7, 8])
+    func aCollectionAgreesWithAnArray(seed: UInt64) throws {
+        let objects = try Self.objects(60)
+        var collection = ObjectCollection()
+        var reference: [ManagedObject] = []
+        var random = XorShift(seed)
+        func next(_ bound: Int) -> Int { random.next(bound) }
+        for step in 0..<20_000 {
+            let object = objects[next(objects.count)]
+            let present = reference.contains { $0 === object }
+            switch next(5) {
+            case 0, 1:
+                collection.append(object)
+                if !present { reference.append(object) }
+            case 2:
+                let position = next(reference.count + 1)
+                collection.insert(object, at: position)
+                if !present { reference.insert(object, at: position) }
+            default:
+                let ordered = next(2) == 0
+                let expected = reference.firstIndex { $0 === object }
+                #expect(collection.remove(object, keepingOrder: ordered) == expected, "step \(step)")
+                if let expected {
+                    if ordered {
+                        reference.remove(at: expected)
+                    } else {
+                        reference.swapAt(expected, reference.count - 1)
+                        reference.removeLast()
+                    }
+                }
+            }
+            #expect(
+                collection.objects.map(ObjectIdentifier.init) == reference.map(ObjectIdentifier.init), "step \(step)")
+            let probe = objects[next(objects.count)]
+            #expect(collection.contains(probe) == reference.contains { $0 === probe }, "step \(step)")
+            #expect(collection.position(of: probe) == reference.firstIndex { $0 === probe }, "step \(step)")
+        }
+    }
+
     /// An object list keeps its order through removals and the compaction that follows many of them.
     @Test func aListKeepsItsOrder() throws {
         let objects = try Self.objects(500)
