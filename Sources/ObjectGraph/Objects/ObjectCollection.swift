@@ -3,8 +3,21 @@
 struct ObjectCollection {
     private(set) var objects: [ManagedObject] = []
     /// Each object's position, once there are more than a few (an open-addressed table by address, hashed with one
-    /// multiplication: a `Dictionary` hashed each address with SipHash on every lookup).
-    private var index: IdentityPositions? = nil
+    /// multiplication: a `Dictionary` hashed each address with SipHash on every lookup). Boxed, so that a relationship
+    /// slot stays two words and a tag; copied before a change when another collection shares it.
+    private var index: PositionIndex? = nil
+
+    /// The box of ``index``.
+    private final class PositionIndex {
+        /// The positions (changed only through a collection that owns the box alone: no overlapping access).
+        @exclusivity(unchecked) var table: IdentityPositions
+        init(_ table: IdentityPositions) { self.table = table }
+    }
+
+    /// Makes ``index`` this collection's own before it changes.
+    private mutating func ownIndex() {
+        if index != nil, !isKnownUniquelyReferenced(&index) { index = index.map { PositionIndex($0.table) } }
+    }
 
     init(_ objects: [ManagedObject] = []) {
         for object in objects { append(object) }
@@ -13,19 +26,20 @@ struct ObjectCollection {
     var count: Int { objects.count }
 
     func contains(_ object: ManagedObject) -> Bool {
-        if let index { return index.position(of: object) != nil }
+        if let index { return index.table.position(of: object) != nil }
         return objects.contains { $0 === object }
     }
 
     func position(of object: ManagedObject) -> Int? {
-        if let index { return index.position(of: object) }
+        if let index { return index.table.position(of: object) }
         return objects.firstIndex { $0 === object }
     }
 
     mutating func append(_ object: ManagedObject) {
         if index != nil {
+            ownIndex()
             // Recorded and checked in one lookup.
-            guard index?.insert(object, at: objects.count) == true else { return }
+            guard index?.table.insert(object, at: objects.count) == true else { return }
             objects.append(object)
             return
         }
@@ -45,17 +59,18 @@ struct ObjectCollection {
     @discardableResult
     mutating func remove(_ object: ManagedObject, keepingOrder: Bool = true) -> Int? {
         guard let position = position(of: object) else { return nil }
+        ownIndex()
         let last = objects.count - 1
         if !keepingOrder && position != last {
             objects.swapAt(position, last)
-            index?.move(ObjectIdentifier(objects[position]), to: position)
+            index?.table.move(ObjectIdentifier(objects[position]), to: position)
         }
         if keepingOrder && position != last {
             objects.remove(at: position)
             if index != nil { rebuildIndex() }
         } else {
             objects.removeLast()
-            _ = index?.remove(object)
+            _ = index?.table.remove(object)
         }
         return position
     }
@@ -63,6 +78,6 @@ struct ObjectCollection {
     private mutating func rebuildIndex() {
         var built = IdentityPositions()
         for (i, object) in objects.enumerated() { _ = built.insert(object, at: i) }
-        index = built
+        index = PositionIndex(built)
     }
 }

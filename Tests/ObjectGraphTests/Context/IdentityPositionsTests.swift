@@ -75,7 +75,10 @@ struct IdentityPositionsTests {
         var reference: [ManagedObject] = []
         var random = XorShift(seed)
         func next(_ bound: Int) -> Int { random.next(bound) }
+        // A copy taken now and then must not see the changes made after it (the index is shared until one changes).
+        var saved = (collection, reference)
         for step in 0..<20_000 {
+            if step % 97 == 0 { saved = (collection, reference) }
             let object = objects[next(objects.count)]
             let present = reference.contains { $0 === object }
             switch next(5) {
@@ -104,6 +107,8 @@ struct IdentityPositionsTests {
             let probe = objects[next(objects.count)]
             #expect(collection.contains(probe) == reference.contains { $0 === probe }, "step \(step)")
             #expect(collection.position(of: probe) == reference.firstIndex { $0 === probe }, "step \(step)")
+            #expect(saved.0.position(of: probe) == saved.1.firstIndex { $0 === probe }, "step \(step)")
+            #expect(saved.0.objects.map(ObjectIdentifier.init) == saved.1.map(ObjectIdentifier.init), "step \(step)")
         }
     }
 
