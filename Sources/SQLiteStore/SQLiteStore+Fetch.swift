@@ -357,13 +357,14 @@ extension SQLiteStore {
     func objectID(_ statement: OpaquePointer, key: Int32, entity: Int32, table: String) throws(SQLiteStoreError)
         -> ManagedObjectID
     {
-        guard sqlite3_column_type(statement, key) == SQLITE_INTEGER, sqlite3_column_int64(statement, key) > 0 else {
+        // The key read once: an INTEGER column's value, 0 for any other (refused below as not positive).
+        let pk = sqlite3_column_type(statement, key) == SQLITE_INTEGER ? sqlite3_column_int64(statement, key) : 0
+        guard pk > 0 else {
             throw SQLiteStoreError(
                 .malformed, path: database.path,
                 "\(table): a row has the key \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, key))); keys (Z_PK) are positive integers"
             )
         }
-        let pk = sqlite3_column_int64(statement, key)
         guard sqlite3_column_type(statement, entity) == SQLITE_INTEGER,
             let name = schema.entityName(number: sqlite3_column_int64(statement, entity))
         else {
@@ -515,44 +516,52 @@ extension SQLiteStore {
                     rowValues.set(value, at: attributes[a].slot)
                 }
             }
-            for (n, toOne) in plan.toOnes.enumerated() {
-                guard sqlite3_column_type(statement, toOne.index) != SQLITE_NULL else { continue }
-                if let seen = recent[n], sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
-                    sqlite3_column_int64(statement, toOne.index) == seen.key,
-                    toOne.entityIndex.map({
-                        sqlite3_column_type(statement, $0) == SQLITE_INTEGER
-                            && sqlite3_column_int64(statement, $0) == seen.entity
-                    }) ?? true
-                {
-                    // The same destination as the row before (already checked): the same ID.
-                    relationships[toOne.slot] = .toOne(seen.id)
-                    continue
-                }
-                if let entityIndex = toOne.entityIndex {
-                    let destination = try objectID(
-                        statement, key: toOne.index, entity: entityIndex, table: "\(table).\(toOne.name)")
-                    if !model.entity(destination.entityName, isKindOf: toOne.destination) {
-                        throw SQLiteStoreError(
-                            .malformed, path: database.path,
-                            "\(id).\(toOne.name) points at a \(destination.entityName), not a \(toOne.destination)")
+            // Through a buffer: each to-one's fields are read in place, not copied (and retained) per row.
+            try plan.toOnes.withUnsafeBufferPointer { (toOnes) throws(SQLiteStoreError) in
+                guard let first = toOnes.baseAddress else { return }
+                for n in toOnes.indices {
+                    let toOne = first + n
+                    guard sqlite3_column_type(statement, toOne.pointee.index) != SQLITE_NULL else { continue }
+                    if let seen = recent[n], sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_INTEGER,
+                        sqlite3_column_int64(statement, toOne.pointee.index) == seen.key,
+                        toOne.pointee.entityIndex.map({
+                            sqlite3_column_type(statement, $0) == SQLITE_INTEGER
+                                && sqlite3_column_int64(statement, $0) == seen.entity
+                        }) ?? true
+                    {
+                        // The same destination as the row before (already checked): the same ID.
+                        relationships[toOne.pointee.slot] = .toOne(seen.id)
+                        continue
                     }
-                    relationships[toOne.slot] = .toOne(destination)
-                    recent[n] = (destination.primaryKey, sqlite3_column_int64(statement, entityIndex), destination)
-                } else {
-                    guard sqlite3_column_type(statement, toOne.index) == SQLITE_INTEGER,
-                        sqlite3_column_int64(statement, toOne.index) > 0
-                    else {
-                        throw SQLiteStoreError(
-                            .malformed, path: database.path,
-                            "\(id).\(toOne.name) holds \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, toOne.index))), not an object key"
-                        )
+                    if let entityIndex = toOne.pointee.entityIndex {
+                        let destination = try objectID(
+                            statement, key: toOne.pointee.index, entity: entityIndex,
+                            table: "\(table).\(toOne.pointee.name)")
+                        if !model.entity(destination.entityName, isKindOf: toOne.pointee.destination) {
+                            throw SQLiteStoreError(
+                                .malformed, path: database.path,
+                                "\(id).\(toOne.pointee.name) points at a \(destination.entityName), not a \(toOne.pointee.destination)"
+                            )
+                        }
+                        relationships[toOne.pointee.slot] = .toOne(destination)
+                        recent[n] = (destination.primaryKey, sqlite3_column_int64(statement, entityIndex), destination)
+                    } else {
+                        guard sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_INTEGER,
+                            sqlite3_column_int64(statement, toOne.pointee.index) > 0
+                        else {
+                            throw SQLiteStoreError(
+                                .malformed, path: database.path,
+                                "\(id).\(toOne.pointee.name) holds \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, toOne.pointee.index))), not an object key"
+                            )
+                        }
+                        let destination = ManagedObjectID(
+                            entityName: toOne.pointee.destination, storeIdentifier: identifier,
+                            primaryKey: sqlite3_column_int64(statement, toOne.pointee.index))
+                        relationships[toOne.pointee.slot] = .toOne(destination)
+                        recent[n] = (destination.primaryKey, 0, destination)
                     }
-                    let destination = ManagedObjectID(
-                        entityName: toOne.destination, storeIdentifier: identifier,
-                        primaryKey: sqlite3_column_int64(statement, toOne.index))
-                    relationships[toOne.slot] = .toOne(destination)
-                    recent[n] = (destination.primaryKey, 0, destination)
                 }
+
             }
             var snapshot = ObjectSnapshot(
                 objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,

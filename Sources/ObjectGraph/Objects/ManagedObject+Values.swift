@@ -321,8 +321,20 @@ extension ManagedObject {
     ///   - key: The attribute's name.
     /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, or a value that does not convert.
     public func setAttributeValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
+        // A value of the attribute's own type (the usual case) goes in as it is: nothing converted or copied.
+        if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
+            try setAttribute(at: index, value, tracked: true)
+            return
+        }
         let (index, converted) = try checkedAttribute(value, key)
         try setAttribute(at: index, converted, tracked: true)
+    }
+
+    /// Whether `value` is of the type of attribute `index` of `layout` and needs no conversion (as
+    /// ``EntityLayout/converted(_:forAttributeAt:)`` tells: composites and Undefined values always go through it).
+    private static func isOwnType(_ value: AttributeValue, of index: Int, in layout: EntityLayout) -> Bool {
+        guard let type = value.type, type != .composite, type != .undefined else { return false }
+        return type == layout.attributeTypes[index]
     }
 
     /// Sets the value for a key — Core Data's `setValue(_:forKey:)` for every kind of property, with the value type
@@ -388,6 +400,10 @@ extension ManagedObject {
     ///   - key: an attribute of the object's entity.
     /// - Throws: ``ObjectGraphError`` for an unknown key or a value that does not convert.
     public func setPrimitiveValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
+        if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
+            try setAttribute(at: index, value, tracked: false)
+            return
+        }
         let (index, converted) = try checkedAttribute(value, key)
         try setAttribute(at: index, converted, tracked: false)
     }
