@@ -5,6 +5,16 @@ import Testing
 
 @testable import SQLiteStore
 
+/// A model of one entity, `Cell`: a row number `n` and the given attributes.
+func cellModel(_ attributes: [(name: String, type: AttributeType)]) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+        EntityDescription(
+            name: "Cell",
+            attributes: [AttributeDescription(name: "n", type: .integer64)]
+                + attributes.map { AttributeDescription(name: $0.name, type: $0.type) })
+    ])
+}
+
 /// A fetch puts the usual columns (integers, reals, text) straight into an object's slots; every other value is
 /// decoded the long way. Both must give what the decoder gives: the same value, or an error for a value that does
 /// not fit its attribute's type — never a value rounded, truncated or wrapped.
@@ -27,12 +37,7 @@ struct ColumnReadTests {
 
     @Test func everyStoredValueReadsAsTheDecoderReadsIt() throws {
         SQLiteStore.register()
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "Cell",
-                attributes: [AttributeDescription(name: "n", type: .integer64)]
-                    + Self.attributes.map { AttributeDescription(name: $0.name, type: $0.type) })
-        ])
+        let model = try cellModel(Self.attributes.map { ($0.name, $0.type) })
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("cells.sqlite")
         do {
             let coordinator = PersistentStoreCoordinator(model: model)
@@ -155,12 +160,7 @@ struct ColumnWriteTests {
 
     @Test func everyValueIsWrittenAsTheEncoderWritesIt() throws {
         SQLiteStore.register()
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(
-                name: "Cell",
-                attributes: [AttributeDescription(name: "n", type: .integer64)]
-                    + Self.values.map { AttributeDescription(name: $0.name, type: $0.type) })
-        ])
+        let model = try cellModel(Self.values.map { ($0.name, $0.type) })
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("cells.sqlite")
         let coordinator = PersistentStoreCoordinator(model: model)
         let store = try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
