@@ -24,16 +24,19 @@ public final class ManagedObjectContext {
     private(set) lazy var link = ContextLink(self)
     /// The layout of the last fault made (see `fault(for:)`).
     private var lastFaultLayout: EntityLayout?
-    var inserted = ObjectList()
-    var updated = ObjectList()
-    var deleted = ObjectList()
+    /// The change sets (and ``event``'s below): changed once or more for each object inserted, changed or deleted,
+    /// so their accesses go unchecked for exclusivity (an object list's methods take no closures and call nothing
+    /// back: no access can overlap another).
+    @exclusivity(unchecked) var inserted = ObjectList()
+    @exclusivity(unchecked) var updated = ObjectList()
+    @exclusivity(unchecked) var deleted = ObjectList()
     /// How many objects are in both `inserted` and `deleted` (inserted, then deleted before a save): they are no
     /// change at all, so ``hasChanges`` leaves them out without building any list.
     var droppedCount = 0
     var originals = OriginalStates()
     var pendingDeletes: [ManagedObject] = []
     var assignedStores: [ObjectIdentifier: String] = [:]
-    var event = EventChanges()
+    @exclusivity(unchecked) var event = EventChanges()
     var observers: [ObserverEntry] = []
     var nextObserverToken = 1
     var isMerging = false
@@ -332,10 +335,8 @@ public final class ManagedObjectContext {
             throw ObjectGraphError(.wrongValueType, "the class registered for '\(name)' is not a \(T.self)")
         }
         object.managedObjectContext = self
-        object.allocateEmptyStorage()
-        for (i, attribute) in layout.attributes.enumerated() where !attribute.defaultValue.isNull {
-            object.storage!.set(i, attribute.defaultValue, layout: layout)
-        }
+        let storage = object.allocateEmptyStorage()
+        for (slot, value) in layout.defaultValues { storage.set(slot, value, layout: layout) }
         register(inserted: object)
         object.awakeFromInsert()
         return object

@@ -34,6 +34,9 @@ public final class EntityLayout: Sendable {
     let storedAttributeSlots: [Int]
     /// The slots of the transient attributes.
     let transientAttributeSlots: [Int]
+    /// The attributes with a default value, by slot: what a new object starts with (no description copied per
+    /// object).
+    let defaultValues: [(slot: Int, value: AttributeValue)]
     /// The type of each attribute, by slot.
     package let attributeTypes: [AttributeType]
     /// The stored attributes computed from a derivation expression (usually none), for saves.
@@ -87,6 +90,9 @@ public final class EntityLayout: Sendable {
         }
         storedAttributeSlots = storedAttributes.map(\.slot)
         transientAttributeSlots = attributes.indices.filter { attributes[$0].isTransient }
+        defaultValues = attributes.indices.filter { !attributes[$0].defaultValue.isNull }.map {
+            ($0, attributes[$0].defaultValue)
+        }
         storedRelationships = relationships.enumerated().filter { !$0.element.isTransient }.map {
             ($0.offset, $0.element.name, $0.element.isToMany)
         }

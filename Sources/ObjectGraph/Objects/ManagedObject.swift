@@ -153,13 +153,17 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     }
 
     /// Gives a new object empty storage: every attribute null, every relationship empty.
-    func allocateEmptyStorage() {
+    /// - Returns: the storage.
+    @discardableResult
+    func allocateEmptyStorage() -> AttributeStorage {
         let fresh = AttributeStorage(layout: entity)
-        for (i, relationship) in entity.relationships.enumerated() {
+        // By the layout's shapes: no relationship description copied per object.
+        for (i, shape) in entity.relationshipShapes.enumerated() {
             fresh.relationshipSlot(i, layout: entity).pointee =
-                relationship.isToMany ? .toMany(ObjectCollection()) : .toOne(nil)
+                shape.isToMany ? .toMany(ObjectCollection()) : .toOne(nil)
         }
         storage = fresh
+        return fresh
     }
 
     /// Fills the slots from a snapshot (used when a fault fires and when an object is refreshed).
