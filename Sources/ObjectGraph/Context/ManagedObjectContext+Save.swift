@@ -239,20 +239,26 @@ extension ManagedObjectContext {
             case .objectTrumps:
                 try merge(object, with: stored, keepLocalChanges: true)
             case .storeTrumps:
-                let mine = captureState(object)
+                let mine = captureState(object, try object.loadedStorage())
                 let original = originals[ObjectIdentifier(object)] ?? mine
                 try merge(object, with: stored, keepLocalChanges: true)
                 // Where the store changed a property too, its value wins.
                 let reference = ManagedObject(layout: object.entity, objectID: object.objectID)
                 try reference.fill(from: stored)
+                let (storage, referenceStorage) = (try object.loadedStorage(), try reference.loadedStorage())
                 let layout = object.entity
                 for i in layout.attributes.indices where !layout.attributes[i].isTransient {
-                    let storeValue = reference.storage!.value(i, layout: layout)
-                    if storeValue != original.attributes[i] { object.storage!.set(i, storeValue, layout: layout) }
+                    let storeValue = referenceStorage.value(i, layout: layout)
+                    if storeValue != original.attributes[i] { storage.set(i, storeValue, layout: layout) }
                 }
                 didChange(object)
             case .overwrite:
-                var state = originals[ObjectIdentifier(object)] ?? captureState(object)
+                var state: OriginalState
+                if let recorded = originals[ObjectIdentifier(object)] {
+                    state = recorded
+                } else {
+                    state = captureState(object, try object.loadedStorage())
+                }
                 state.version = stored.version
                 originals[ObjectIdentifier(object)] = state
                 object.storeVersion = stored.version

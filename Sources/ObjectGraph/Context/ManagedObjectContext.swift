@@ -435,8 +435,10 @@ public final class ManagedObjectContext {
     func willChange(_ object: ManagedObject) {
         // Whatever was validated is stale now.
         validatedGeneration = nil
-        guard !object.isInserted, !originals.contains(ObjectIdentifier(object)), object.storage != nil else { return }
-        originals[ObjectIdentifier(object)] = captureState(object)
+        guard !object.isInserted, !originals.contains(ObjectIdentifier(object)), let storage = object.storage else {
+            return
+        }
+        originals[ObjectIdentifier(object)] = captureState(object, storage)
     }
 
     /// Records an object's state before a change to relationship `index`, which must be loaded: the relationship's
@@ -453,12 +455,12 @@ public final class ManagedObjectContext {
 
     /// An object's state as it is now: its attribute values, and no relationship's destinations — each is recorded
     /// before its own first change (``willChange(_:relationship:)``); one not recorded is unchanged.
-    func captureState(_ object: ManagedObject) -> OriginalState {
+    func captureState(_ object: ManagedObject, _ storage: AttributeStorage) -> OriginalState {
         let layout = object.entity
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(layout.attributes.count)
         for i in layout.attributes.indices {
-            attributes.append(object.rawValue(at: i) ?? object.storage!.value(i, layout: layout))
+            attributes.append(object.rawValue(at: i) ?? storage.value(i, layout: layout))
         }
         var relationships: [[ManagedObjectID]?] = []
         relationships.reserveCapacity(layout.relationships.count)
@@ -710,16 +712,17 @@ public final class ManagedObjectContext {
         // The stored state, converted and checked before anything changes.
         let reference = ManagedObject(layout: layout, objectID: object.objectID)
         try reference.fill(from: stored)
-        try object.fireFault()
-        let original = originals[ObjectIdentifier(object)] ?? captureState(object)
+        let referenceStorage = try reference.loadedStorage()
+        let storage = try object.loadedStorage()
+        let original = originals[ObjectIdentifier(object)] ?? captureState(object, storage)
         let saved = (isMerging, undoManager)
         isMerging = true
         defer { isMerging = saved.0 }
         for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
-            let local = object.rawValue(at: i) ?? object.storage!.value(i, layout: layout)
+            let local = object.rawValue(at: i) ?? storage.value(i, layout: layout)
             let changedHere = local != original.attributes[i]
             if !(keepLocalChanges && changedHere) {
-                object.storage!.set(i, reference.storage!.value(i, layout: layout), layout: layout)
+                storage.set(i, referenceStorage.value(i, layout: layout), layout: layout)
             }
         }
         for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
@@ -738,7 +741,7 @@ public final class ManagedObjectContext {
         }
         object.storeVersion = stored.version
         originals[ObjectIdentifier(object)] = OriginalState(
-            attributes: layout.attributes.indices.map { reference.storage!.value($0, layout: layout) },
+            attributes: layout.attributes.indices.map { referenceStorage.value($0, layout: layout) },
             relationships: layout.relationships.indices.map { reference.loadedRelationshipIDs($0) },
             version: stored.version)
         didChange(object)

@@ -279,12 +279,19 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         return managedObjectContext?.rawValues[ObjectIdentifier(self)]?[index]
     }
 
+    /// The object's value buffer, its fault fired first.
+    /// - Throws: ``ObjectGraphError`` when the fault cannot be filled.
+    func loadedStorage() throws(ObjectGraphError) -> AttributeStorage {
+        try fireFault()
+        guard let storage else { throw unfilled() }
+        return storage
+    }
+
     /// The object's stored attribute values, as a snapshot of it holds them: a copy of its buffer with its transient
     /// attributes left null, and the raw values a lenient read kept as they are.
     /// - Throws: ``ObjectGraphError`` when the object is a fault that cannot be filled.
     func storedSlotValues() throws(ObjectGraphError) -> SlotValues {
-        try fireFault()
-        guard let storage else { throw unfilled() }
+        let storage = try loadedStorage()
         let values = SlotValues(layout: entity, storage: storage.copy(layout: entity))
         for slot in entity.transientAttributeSlots { values.storage.set(slot, .null, layout: entity) }
         if flags.contains(.hasRawValues), let raw = managedObjectContext?.rawValues[ObjectIdentifier(self)] {
