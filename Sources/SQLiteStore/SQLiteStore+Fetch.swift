@@ -561,7 +561,6 @@ extension SQLiteStore {
                         recent[n] = (destination.primaryKey, 0, destination)
                     }
                 }
-
             }
             var snapshot = ObjectSnapshot(
                 objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,

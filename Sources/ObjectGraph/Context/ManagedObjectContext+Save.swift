@@ -183,13 +183,11 @@ extension ManagedObjectContext {
         // The changed properties by slot (every stored one when whole): nothing looked up by name.
         var properties: [PropertySlot] = []
         if whole {
-            for i in layout.attributes.indices where !layout.attributes[i].isTransient {
-                properties.append(.attribute(i))
-            }
-            for i in layout.relationships.indices where !layout.relationships[i].isTransient {
-                properties.append(.relationship(i))
-            }
-        } else if originals.contains(ObjectIdentifier(object)) {
+            properties =
+                layout.storedAttributeSlots.map { .attribute($0) }
+                + layout.storedRelationships.map { .relationship($0.slot) }
+        } else {
+            // The original state read where it is (`modify` changes nothing here; nil when there is none).
             _ = originals.modify(ObjectIdentifier(object)) { (original) in
                 Self.forEachChange(object, from: original) { property in
                     switch property {
