@@ -147,7 +147,8 @@ extension ManagedObjectContext {
     /// Deny rules: a deleted object may not leave destinations behind on a Deny relationship.
     static func denyErrors(_ object: ManagedObject) throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
-        for (i, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+        for i in object.entity.denySlots {
+            let relationship = object.entity.relationships[i]
             let remaining =
                 relationship.isToMany
                 ? try object.toManyObjects(at: i).filter { !$0.isDeleted }

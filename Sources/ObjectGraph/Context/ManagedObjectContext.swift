@@ -486,6 +486,28 @@ public final class ManagedObjectContext {
         }
     }
 
+    /// Records a change of attribute `index` of `object`: when its value now differs from the original one in that
+    /// slot, the object is changed without comparing its other properties; else (set back to the original, or a raw
+    /// value stands for one) every property is compared.
+    func didChange(_ object: ManagedObject, attribute index: Int) {
+        if object.isInserted || object.isDeleted { return }
+        if !object.flags.contains(.hasRawValues), let storage = object.storage,
+            originals.modify(
+                ObjectIdentifier(object),
+                { original in
+                    !storage.holds(index, original.attributes[index], layout: object.entity)
+                }) == true
+        {
+            if !object.flags.contains(.changed) {
+                object.flags.insert(.changed)
+                updated.insert(object)
+            }
+            event.updated.insert(object)
+            return
+        }
+        didChange(object)
+    }
+
     /// Whether any property of the object differs from `original` (it stops at the first).
     func differs(_ object: ManagedObject, from original: OriginalState) -> Bool {
         !Self.forEachChange(object, from: original) { _ in false }
@@ -582,11 +604,11 @@ public final class ManagedObjectContext {
     }
 
     private func applyDeleteRules(_ object: ManagedObject) throws(ObjectGraphError) {
-        for (i, relationship) in object.entity.relationships.enumerated() {
+        // Only the relationships a rule acts on are read (Deny is checked when saving, No Action does nothing).
+        for (i, rule, isToMany) in object.entity.deletePropagation {
             let destinations: [ManagedObject] =
-                relationship.isToMany
-                ? try object.toManyObjects(at: i) : try object.toOneObject(at: i).map { [$0] } ?? []
-            switch relationship.deleteRule {
+                isToMany ? try object.toManyObjects(at: i) : try object.toOneObject(at: i).map { [$0] } ?? []
+            switch rule {
             case .nullify:
                 for destination in destinations {
                     if let inverse = object.inverseIndex(of: i, in: destination) {

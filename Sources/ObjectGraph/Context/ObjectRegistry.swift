@@ -55,6 +55,9 @@ struct ObjectRegistry {
     /// How many objects are registered.
     var count: Int { inTables + others.count }
 
+    /// How many objects are in the tables (the rest are in the dictionary): for tests of where objects go.
+    var countInTables: Int { inTables }
+
     /// Whether no object is registered.
     var isEmpty: Bool { count == 0 }
 
@@ -194,6 +197,12 @@ struct ObjectRegistry {
             tableNumbers[key] = number
             lastTable = number
         }
+        // An empty table starts at the first key it is given: a fetch of keys far from 1 (a range by an indexed
+        // attribute, objects deep in a large table) fills slots from there instead of the dictionary.
+        if tables[number].count == 0, tables[number].overflow == 0, tables[number].base != id.primaryKey {
+            tables[number].base = id.primaryKey
+            tables[number].slots = []
+        }
         Self.register(
             object, for: id, key: id.primaryKey, in: &tables[number], allowed: allowed, others: &others, &inTables,
             byNumber: false)
@@ -206,6 +215,19 @@ struct ObjectRegistry {
         _ object: ManagedObject, for id: ManagedObjectID, key: Int64, in table: inout Table, allowed: Int,
         others: inout [ManagedObjectID: ManagedObject], _ inTables: inout Int, byNumber: Bool
     ) {
+        // A key below the table's first grows it downward: by as many slots as it has when that stays within
+        // `allowed` (so that a run of keys in descending order moves the slots a few times, not once per key),
+        // else by what the key needs.
+        if key < table.base, key >= 0, table.count > 0 || table.overflow > 0 {
+            let needed = table.base - key
+            let room = Int64(allowed) - Int64(table.slots.count)
+            let added = max(needed, min(max(16, Int64(table.slots.count)), table.base))
+            let grown = added <= room ? added : needed
+            if grown <= room {
+                table.slots.insert(contentsOf: repeatElement(nil, count: Int(grown)), at: 0)
+                table.base -= grown
+            }
+        }
         let (index, overflowed) = key.subtractingReportingOverflow(table.base)
         guard !overflowed, index >= 0, index < Int64(allowed) else {
             if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }

@@ -45,6 +45,14 @@ public final class EntityLayout: Sendable {
     let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
     /// Each relationship's shape, by slot: whether it is to-many and whether it is stored (not transient).
     let relationshipShapes: [(isToMany: Bool, isStored: Bool)]
+    /// Each relationship's inverse, by slot (nil when it has none).
+    let inverseNames: [String?]
+    /// The relationships a delete acts on (Nullify and Cascade), by slot: what deleting an object reads, without
+    /// copying a description per object.
+    let deletePropagation: [(slot: Int, rule: DeleteRule, isToMany: Bool)]
+    /// The slots of the relationships whose delete rule is Deny: the only ones a save's check of a deleted object
+    /// reads.
+    let denySlots: [Int]
     /// The slots of the attributes the model gives a rule a value can break (required, bounds, lengths, pattern):
     /// the only values a save's validation of a plain object reads.
     let ruledAttributeSlots: [Int]
@@ -97,6 +105,11 @@ public final class EntityLayout: Sendable {
             ($0.offset, $0.element.name, $0.element.isToMany)
         }
         relationshipShapes = relationships.map { ($0.isToMany, !$0.isTransient) }
+        inverseNames = relationships.map(\.inverseName)
+        deletePropagation = relationships.indices.filter {
+            relationships[$0].deleteRule == .nullify || relationships[$0].deleteRule == .cascade
+        }.map { ($0, relationships[$0].deleteRule, relationships[$0].isToMany) }
+        denySlots = relationships.indices.filter { relationships[$0].deleteRule == .deny }
         ruledAttributeSlots = attributes.indices.filter { ManagedObjectContext.attributeHasRules(attributes[$0]) }
         ruledRelationshipSlots = relationships.indices.filter {
             let relationship = relationships[$0]

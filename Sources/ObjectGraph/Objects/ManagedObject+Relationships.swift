@@ -66,14 +66,14 @@ extension ManagedObject {
 
     /// The slot of the inverse of relationship `index` in `object`'s entity.
     func inverseIndex(of index: Int, in object: ManagedObject) -> Int? {
-        entity.relationships[index].inverseName.flatMap { object.entity.relationshipIndex[$0] }
+        entity.inverseNames[index].flatMap { object.entity.relationshipIndex[$0] }
     }
 
     func setToOne(_ index: Int, _ newValue: ManagedObject?) throws(ObjectGraphError) {
         let old = try toOneObject(at: index)
         if old === newValue { return }
         // Every object whose relationships change is read first, so that a failure leaves nothing half changed.
-        if entity.relationships[index].inverseName != nil {
+        if entity.inverseNames[index] != nil {
             try old?.fireFault()
             try newValue?.fireFault()
         }
@@ -90,21 +90,21 @@ extension ManagedObject {
             }
             return
         }
-        if entity.relationships[index].inverseName != nil { try object.fireFault() }
+        if entity.inverseNames[index] != nil { try object.fireFault() }
         try rawInsertIntoMany(index, object, at: position)
         if let inverse = inverseIndex(of: index, in: object) { try object.attach(self, to: inverse) }
     }
 
     func removeFromMany(_ index: Int, _ object: ManagedObject) throws(ObjectGraphError) {
         guard try toManyContains(index, object) else { return }
-        if entity.relationships[index].inverseName != nil { try object.fireFault() }
+        if entity.inverseNames[index] != nil { try object.fireFault() }
         try rawRemoveFromMany(index, object)
         if let inverse = inverseIndex(of: index, in: object) { try object.detach(self, from: inverse) }
     }
 
     /// Makes relationship `index` of this object include `object` (the inverse side of a change on `object`).
     private func attach(_ object: ManagedObject, to index: Int) throws(ObjectGraphError) {
-        if entity.relationships[index].isToMany {
+        if entity.relationshipShapes[index].isToMany {
             if try !toManyContains(index, object) { try rawInsertIntoMany(index, object, at: nil) }
         } else {
             let previous = try toOneObject(at: index)
@@ -118,7 +118,7 @@ extension ManagedObject {
 
     /// Makes relationship `index` of this object forget `object`.
     func detach(_ object: ManagedObject, from index: Int) throws(ObjectGraphError) {
-        if entity.relationships[index].isToMany {
+        if entity.relationshipShapes[index].isToMany {
             if try toManyContains(index, object) { try rawRemoveFromMany(index, object) }
         } else if try toOneObject(at: index) === object {
             try rawSetToOne(index, nil)

@@ -469,7 +469,7 @@ extension ManagedObject {
             setRawValues(values)
         }
         if tracked {
-            unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
+            unretained?._withUnsafeGuaranteedRef { $0.didChange(self, attribute: index) }
             observers?.notify(entity.attributes[index].name, old: PredicateValue(old), new: PredicateValue(value))
         }
     }

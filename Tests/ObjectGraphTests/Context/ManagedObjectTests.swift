@@ -206,6 +206,31 @@ struct ManagedObjectTests {
         #expect(try context.fetch(request).map { try $0.value(forKey: "name") } == [.string("root")])
     }
 
+    /// An object is changed while any property differs from what was saved: setting one back leaves it changed when
+    /// another still differs, and unchanged when none does.
+    @Test func anObjectIsChangedWhileAnyPropertyDiffers() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        try leaf.setValue(.double(1), forKey: "weight")
+        try context.save()
+        #expect(!leaf.hasChanges)
+        try leaf.setValue(.string("b"), forKey: "name")
+        #expect(leaf.hasChanges && context.updatedObjects.contains { $0 === leaf })
+        try leaf.setValue(.double(2), forKey: "weight")
+        try leaf.setValue(.string("a"), forKey: "name")
+        #expect(leaf.hasChanges)
+        #expect(try leaf.changedValues().keys.sorted() == ["weight"])
+        try leaf.setValue(.double(1), forKey: "weight")
+        #expect(!leaf.hasChanges && context.updatedObjects.isEmpty)
+        try leaf.setValue(.double(3), forKey: "weight")
+        try leaf.setValue(.double(4), forKey: "weight")
+        #expect(leaf.hasChanges && context.updatedObjects.count == 1)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let stored = try other.fetch(FetchRequest(entityName: "Leaf"))
+        #expect(try stored.map { try $0.value(forKey: "weight") } == [.double(4)])
+    }
+
     @Test func primitiveAccessorsBypassTracking() throws {
         let context = try Shapes.context()
         let leaf = try Shapes.leaf("a", context)

@@ -1,7 +1,8 @@
 import Foundation
-import ObjectGraph
 import TestSupport
 import Testing
+
+@testable import ObjectGraph
 
 struct DeleteRuleTests {
     @Test func cascadeDeletesTheEmployees() throws {
@@ -61,6 +62,22 @@ struct DeleteRuleTests {
         context.delete(sales)
         context.processPendingChanges()
         #expect(try ann.object(forKey: "department") === sales)
+    }
+
+    /// Deleting an object reads only the relationships a rule acts on: a No Action or Deny to-many is left as the
+    /// store gave it (a save's check reads a Deny one).
+    @Test(arguments: [DeleteRule.noAction, .deny])
+    func aDeleteLeavesUnreadWhatItsRulesDoNotTouch(rule: DeleteRule) throws {
+        let context = try Company.context(departmentRule: rule)
+        try Company.department("Sales", staff: ["Ann"], in: context)
+        try context.save()
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        let sales = try #require(try other.fetch(FetchRequest(entityName: "Department")).first)
+        let slot = try #require(sales.entity.relationshipIndex["employees"])
+        other.delete(sales)
+        other.processPendingChanges()
+        if case .toMany = sales.relationshipSlots[slot] { Issue.record("employees was read by the delete") }
+        #expect(sales.loadedRelationshipCount(slot) == 1)
     }
 
     @Test func undoingADeleteRestoresTheGraph() throws {

@@ -156,6 +156,50 @@ struct ObjectRegistryTests {
         Self.expectHolds(&registry, objects)
     }
 
+    /// A run of keys far from 1 (a fetch by an indexed attribute, in either order) goes into a table that starts
+    /// where the run does, not into the dictionary; keys below the table's first still find their objects.
+    @Test(arguments: [false, true])
+    func aRunOfKeysFarFromOneIsTabled(descending: Bool) throws {
+        let run = Array(Int64(50_000)..<51_000)
+        var (registry, objects) = try Self.registry(keys: descending ? run.reversed() : run, reserving: true)
+        Self.expectHolds(&registry, objects)
+        #expect(registry.countInTables == 1000)
+        let layout = try Self.layout()
+        // Then keys below the run, and one far beyond it.
+        for key in [Int64(49_990), 49_000, 1, 1 << 40, 50_500] {
+            let object = ManagedObject(layout: layout, objectID: Self.id(key))
+            objects[key] = object
+            registry[Self.id(key)] = object
+            Self.expectHolds(&registry, objects)
+        }
+        // 49,990 is ten slots below the run: the table grows down to it.
+        #expect(registry.countInTables >= 1001)
+    }
+
+    /// Registrations and removals at random keys, in clusters and far apart, agree with a dictionary.
+    @Test func randomRegistrationsAgreeWithADictionary() throws {
+        let layout = try Self.layout()
+        var generator = PredicateFuzzTests.Generator(state: 7)
+        var registry = ObjectRegistry()
+        var objects: [Int64: ManagedObject] = [:]
+        for step in 0..<4000 {
+            let cluster = Int64(generator.next() % 4) * 40_000
+            let key =
+                generator.next() % 10 == 0
+                ? Int64(generator.next() % (1 << 41)) : cluster + Int64(generator.next() % 3000)
+            if generator.next() % 4 == 0 {
+                let removed = registry.removeValue(forKey: Self.id(key))
+                #expect(removed === objects.removeValue(forKey: key), "step \(step), key \(key)")
+            } else {
+                let object = ManagedObject(layout: layout, objectID: Self.id(key))
+                objects[key] = object
+                registry[Self.id(key)] = object
+            }
+            if step % 500 == 0 { Self.expectHolds(&registry, objects) }
+        }
+        Self.expectHolds(&registry, objects)
+    }
+
     /// Through a context: objects fetched newest first (descending keys) are the ones found by ID afterwards, and
     /// fetching again returns the same instances.
     @Test func aFetchInDescendingKeyOrderIsUniqued() throws {
