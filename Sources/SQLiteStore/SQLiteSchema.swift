@@ -63,7 +63,7 @@ final class SQLiteSchema {
     private(set) var entityByNumber: [Int64: String] = [:]
     /// `entityByNumber` as an array by number, for looking a row's entity up without hashing (numbers count from 1;
     /// a model's are small).
-    private var entityNames: [String?] = []
+    @exclusivity(unchecked) private var entityNames: [String?] = []
     /// Attribute columns by entity name (inherited ones included), by attribute name.
     private(set) var attributeColumns: [String: [String: AttributeColumn]] = [:]
     private(set) var toOneColumns: [String: [String: ToOneColumn]] = [:]

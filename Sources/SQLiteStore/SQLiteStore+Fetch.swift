@@ -447,6 +447,9 @@ extension SQLiteStore {
                 rowValues = SlotValues(layout: plan.layout)
                 values = rowValues
             }
+            // Made for this row and written over (or let go) after it: an object filled from a row nothing keeps
+            // may take the buffer.
+            rowValues.allowAdoption()
             if filledFor !== plan {
                 relationships = plan.relationships
                 filledFor = plan

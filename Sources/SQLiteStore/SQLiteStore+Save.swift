@@ -183,14 +183,24 @@ extension SQLiteStore {
 
     /// What ``SQLiteStore/lastDeleteSQL`` keeps of the last `DELETE`: its entity, table and text, the statements
     /// that clear the entity's to-many storage, and the prepared statement (when made) with the database's statement
-    /// generation then.
-    struct LastDelete {
+    /// generation then. A class: taken from the store once per row (a structure's strings were retained and released
+    /// each time).
+    final class LastDelete {
         let entity: String
         let table: String
         let sql: String
         let clears: [String]
         let statement: OpaquePointer?
         let generation: Int
+
+        init(entity: String, table: String, sql: String, clears: [String], statement: OpaquePointer?, generation: Int) {
+            self.entity = entity
+            self.table = table
+            self.sql = sql
+            self.clears = clears
+            self.statement = statement
+            self.generation = generation
+        }
     }
 
     /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`: its entity, the positions in the entity's column
@@ -675,16 +685,19 @@ extension SQLiteStore {
                 sql: "DELETE FROM \(table) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?", clears: clears, statement: nil,
                 generation: -1)
         }
-        let values: [SQLiteValue] = [.integer(id.primaryKey), .integer(deletion.expectedVersion)]
-        if let statement = last.statement, last.generation == database.statementGeneration {
-            try database.step(statement, values, sql: last.sql)
+        let statement: OpaquePointer
+        if let kept = last.statement, last.generation == database.statementGeneration {
+            statement = kept
         } else {
-            let statement = try database.statement(last.sql)
+            statement = try database.statement(last.sql)
             lastDeleteSQL = LastDelete(
                 entity: last.entity, table: last.table, sql: last.sql, clears: last.clears, statement: statement,
                 generation: database.statementGeneration)
-            try database.step(statement, values, sql: last.sql)
         }
+        // The two parameters bound one by one (no array per row).
+        try database.bind(statement, 1, .integer(id.primaryKey))
+        try database.bind(statement, 2, .integer(deletion.expectedVersion))
+        try database.step(statement, sql: last.sql)
         if database.changes == 0 {
             // Gone already is fine; still there with another version is a conflict.
             let still = try database.query("SELECT 1 FROM \(last.table) WHERE Z_PK = ?", [.integer(id.primaryKey)])

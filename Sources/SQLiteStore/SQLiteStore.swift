@@ -31,15 +31,16 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     let database: SQLiteDatabase
     let workingDirectory: URL?
     let externalDataDirectory: URL?
-    var schema: SQLiteSchema!
-    var model: ManagedObjectModel!
+    // Read for every row (set when the store loads or migrates, never while a read is going): no access records.
+    @exclusivity(unchecked) var schema: SQLiteSchema!
+    @exclusivity(unchecked) var model: ManagedObjectModel!
     /// The statements that write each to-many relationship, by entity and relationship name.
     var toManySQLCache: [String: ToManySQL] = [:]
     /// The last `UPDATE` made (see ``LastUpdate``): a save's updates of one entity usually write the same columns,
     /// so its text and prepared statement are made once, not per row.
-    var lastUpdateSQL: LastUpdate?
+    @exclusivity(unchecked) var lastUpdateSQL: LastUpdate?
     /// The last `DELETE` made (see ``LastDelete``).
-    var lastDeleteSQL: LastDelete?
+    @exclusivity(unchecked) var lastDeleteSQL: LastDelete?
     /// What batched reads of links into each table have learnt since the database last changed (see
     /// ``LinkReads``).
     var linkReads: [String: LinkReads] = [:]
@@ -68,9 +69,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// Whether stored values that do not fit their attributes are kept raw (and reported) instead of failing.
     let lenientValues: Bool
     /// Values kept raw by a lenient read: where and why (at most 1,000 are listed).
-    public internal(set) var valueWarnings: [String] = []
+    @exclusivity(unchecked) public internal(set) var valueWarnings: [String] = []
     /// The same values as ``valueWarnings``, as problems of kind `StoreProblem.Kind.value` (for checking).
-    public internal(set) var valueProblems: [StoreProblem] = []
+    @exclusivity(unchecked) public internal(set) var valueProblems: [StoreProblem] = []
 
     /// Registers the `"SQLite"` store type.
     public static func register() {

@@ -161,6 +161,40 @@ import Testing
         #expect(array.map { $0[attribute: "name"] } == (0..<42).map { .string("item \($0)") })
     }
 
+    /// A fetch of more rows than the coordinator's row cache holds (50,000) caches none: each object takes its row's
+    /// buffer instead of a copy, and the store reads the next row into a new one. Every object holds its own row's
+    /// values, and changing one changes no other.
+    @Test func objectsTakingTheirRowsBuffersKeepTheirOwnValues() throws {
+        let (coordinator, _) = try Self.store(items: 50_010, specials: 7)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(FetchRequest(entityName: "Item"))
+        #expect(objects.count == 50_017)
+        func number(_ object: ManagedObject) throws -> Int64 {
+            guard case .integer64(let n) = try object.attributeValue(forKey: "number") else { return -1 }
+            return n
+        }
+        var wrong = 0
+        for object in objects {
+            let n = try number(object)
+            if try object.attributeValue(forKey: "name") != .string("item \(n)") { wrong += 1 }
+            if n >= 50_010, n % 2 == 0, try object.attributeValue(forKey: "flair") != .string("flair \(n)") {
+                wrong += 1
+            }
+        }
+        #expect(wrong == 0)
+        #expect(Set(try objects.map(number)).count == 50_017)
+        // One object changed: its neighbours in the fetch keep their values; the change is saved.
+        let middle = objects[25_000]
+        let n = try number(middle)
+        try middle.setAttributeValue(.string("changed"), forKey: "name")
+        #expect(try objects[24_999].attributeValue(forKey: "name") == .string("item \(try number(objects[24_999]))"))
+        #expect(try objects[25_001].attributeValue(forKey: "name") == .string("item \(try number(objects[25_001]))"))
+        try context.save()
+        let other = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number == \(n)"))
+        #expect(try other.fetch(request).map { try $0.attributeValue(forKey: "name") } == [.string("changed")])
+    }
+
     @Test func aStreamedFetchGivesEachObjectItsRowAndKeepsUnsavedChanges() throws {
         let (coordinator, _) = try Self.store(items: 20, specials: 5)
         let context = ManagedObjectContext(coordinator: coordinator)

@@ -38,12 +38,12 @@ extension ManagedObjectContext {
                         results.reserveCapacity(results.count + count)
                         reserveRegistrations(count)
                     }
-                ) { snapshot in
+                ) { snapshot, dropped in
                     guard failure == nil else { return }
                     do throws(ObjectGraphError) {
                         let object = try fault(for: snapshot.objectID)
                         if object.isFault {
-                            try object.fill(from: snapshot)
+                            try object.fill(from: snapshot, adopting: dropped)
                             // A plain object's `awakeFromFetch` does nothing: only a subclass's is remembered.
                             if type(of: object) != ManagedObject.self { awoken.append(object) }
                         }

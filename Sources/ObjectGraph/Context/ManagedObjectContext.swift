@@ -22,8 +22,9 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var registered = ObjectRegistry()
     /// What the context's objects reach it through; cut when the context goes away.
     private(set) lazy var link = ContextLink(self)
-    /// The layout of the last fault made (see `fault(for:)`).
-    private var lastFaultLayout: EntityLayout?
+    /// The layout of the last fault made (see `fault(for:)`): read for every fault, so unchecked for exclusivity
+    /// (a plain read or write, nothing called while it lasts).
+    @exclusivity(unchecked) private var lastFaultLayout: EntityLayout?
     /// The change sets (and ``event``'s below): changed once or more for each object inserted, changed or deleted,
     /// so their accesses go unchecked for exclusivity (an object list's methods take no closures and call nothing
     /// back: no access can overlap another).
@@ -33,9 +34,12 @@ public final class ManagedObjectContext {
     /// How many objects are in both `inserted` and `deleted` (inserted, then deleted before a save): they are no
     /// change at all, so ``hasChanges`` leaves them out without building any list.
     var droppedCount = 0
-    var originals = OriginalStates()
+    /// The original states of changed objects, and the stores inserted objects are assigned to: read or changed
+    /// for every change and every object saved, so unchecked for exclusivity. Their closures (`originals.modify`)
+    /// only compare and record values; none reaches the context.
+    @exclusivity(unchecked) var originals = OriginalStates()
     var pendingDeletes: [ManagedObject] = []
-    var assignedStores: [ObjectIdentifier: String] = [:]
+    @exclusivity(unchecked) var assignedStores: [ObjectIdentifier: String] = [:]
     @exclusivity(unchecked) var event = EventChanges()
     var observers: [ObserverEntry] = []
     var nextObserverToken = 1

@@ -188,7 +188,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// hand over when the store knows (a hint for making room). Both run under the coordinator's lock: they must not
     /// call the coordinator.
     func fetchSnapshots(
-        _ request: FetchRequest, expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
+        _ request: FetchRequest, expecting: (Int) -> Void, each body: (ObjectSnapshot, _ dropped: Bool) -> Void
     ) throws(StoreError) {
         let entityNames =
             request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
@@ -198,7 +198,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 // Sorting across stores needs every row first.
                 let sorted = try Self.sortedSnapshots(request, entityNames: entityNames, from: holding, in: &state)
                 expecting(sorted.count)
-                for snapshot in sorted { body(snapshot) }
+                for snapshot in sorted { body(snapshot, false) }
                 return
             }
             for entry in holding {

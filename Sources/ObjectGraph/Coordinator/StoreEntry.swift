@@ -189,15 +189,16 @@ final class StoreEntry: @unchecked Sendable {
     /// store reads its rows, after `expecting` is told how many there will be when the store knows. The row cache is
     /// kept as that method keeps it: a fetch of more rows than the cache holds starts it afresh and adds none. The
     /// store is told a row is kept only when the cache keeps it: a `body` that keeps a snapshot itself is safe
-    /// (copy-on-write), but costs the next row a copy of its arrays.
+    /// (copy-on-write), but costs the next row a copy of its arrays. `body` is told whether the snapshot is dropped
+    /// once it returns (neither cached nor kept by the store): an object filled from it may then take its values.
     func fetch(
         _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot],
-        expecting: (Int) -> Void, each body: (ObjectSnapshot) -> Void
+        expecting: (Int) -> Void, each body: (ObjectSnapshot, _ dropped: Bool) -> Void
     ) throws(StoreError) {
         guard let incremental = store as? any IncrementalStore else {
             let snapshots = try fetch(request, entityNames: entityNames, rowCache: &rowCache)
             expecting(snapshots.count)
-            for snapshot in snapshots { body(snapshot) }
+            for snapshot in snapshots { body(snapshot, false) }
             return
         }
         // The rows to cache, held by ID only while they would fit (known at once when the store says how many rows
@@ -218,19 +219,21 @@ final class StoreEntry: @unchecked Sendable {
         ) { fresh in
             // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
             if !cached.isEmpty, let known = cached[fresh.objectID] {
-                body(known)
+                body(known, false)
                 return false
             }
             if !overflowed {
                 if uncached.count < CoordinatorState.rowCacheLimit {
+                    // Kept: an object filled from it copies its values.
+                    fresh.slotted?.mayBeAdopted = false
                     uncached[fresh.objectID] = fresh
-                    body(fresh)
+                    body(fresh, false)
                     return true
                 }
                 overflowed = true
                 uncached = [:]
             }
-            body(fresh)
+            body(fresh, true)
             return false
         }
         if overflowed {

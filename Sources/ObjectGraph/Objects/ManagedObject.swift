@@ -171,14 +171,17 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// Every stored value is converted to its attribute's type first; a value that does not fit fails the whole
     /// fill (the object keeps its previous state) unless the store kept it raw on purpose (``ObjectSnapshot/rawKeys``,
     /// a lenient read), in which case it is kept as it is, never replaced by nil.
+    /// - Parameter adopting: whether the snapshot is let go once the object is filled (a fetched row nothing caches):
+    ///   the object then takes its values' buffer when their maker allows it, instead of copying it.
     /// - Throws: ``ObjectGraphError`` `wrongValueType` naming the entity, object and key.
-    func fill(from snapshot: ObjectSnapshot) throws(ObjectGraphError) {
+    func fill(from snapshot: ObjectSnapshot, adopting: Bool = false) throws(ObjectGraphError) {
         // A snapshot read by this entity's slots is copied as a buffer, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0 : nil }
         if storage == nil, let slotted, snapshot.rawKeys.isEmpty {
             // A fault (the usual case: a fetch): its values are a copy of the snapshot's buffer; those not in their
             // slot's form are converted, and the copy let go again if one does not fit, so the object stays a fault.
-            let fresh = slotted.storage.copy(layout: entity)
+            let fresh =
+                (adopting ? slotted.adoptStorage() : nil) ?? slotted.storage.copy(layout: entity)
             for (i, value) in slotted.unfitted {
                 do {
                     fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)

@@ -7,8 +7,11 @@ import Foundation
 package final class SlotValues: @unchecked Sendable {
     /// The layout the values follow.
     package let layout: EntityLayout
-    /// The values that are in their slots' form.
-    let storage: AttributeStorage
+    /// The values that are in their slots' form (another, empty buffer once an object adopts this one).
+    @exclusivity(unchecked) private(set) var storage: AttributeStorage
+    /// Whether an object filled from these values may adopt their buffer instead of copying it (see
+    /// ``allowAdoption()``).
+    @exclusivity(unchecked) var mayBeAdopted = false
     /// The values that are not (another type than the attribute's, kept raw by a lenient read, or an attribute of a
     /// type with no native form: Undefined, composite), by slot; each is read back as it was given.
     @exclusivity(unchecked) private(set) var unfitted: [(slot: Int, value: AttributeValue)] = []
@@ -91,6 +94,22 @@ package final class SlotValues: @unchecked Sendable {
     }
 
     deinit { storage.free(layout: layout) }
+
+    /// Lets an object filled from these values adopt their buffer: for a store that made them for one row and lets
+    /// them go (or writes the next row over them) once the row is handed over. (A method: a store's own access to
+    /// the flag would be checked for exclusivity on every row.)
+    package func allowAdoption() { mayBeAdopted = true }
+
+    /// Hands the buffer to an object filled from these values, which owns it from now on, and starts an empty one:
+    /// nil unless the maker allows it (``mayBeAdopted``) and every value is in its slot. Only for values nothing
+    /// reads again (a row a fetch lets go once its object is filled).
+    func adoptStorage() -> AttributeStorage? {
+        guard mayBeAdopted, unfitted.isEmpty else { return nil }
+        let adopted = storage
+        storage = AttributeStorage(layout: layout)
+        mayBeAdopted = false
+        return adopted
+    }
 
     /// Makes every value null again, for its maker to set the next row's: only while nothing else holds the values
     /// (`isKnownUniquelyReferenced`).
