@@ -199,17 +199,26 @@ extension ManagedObjectContext {
             }
         }
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: Self.nextVersion(after: expected))
-        var changed = Set<String>(minimumCapacity: properties.count)
+        // One changed property (the usual update) lists the layout's set of its name: no set made and hashed.
+        var changed = Set<String>()
+        if properties.count == 1 {
+            switch properties[0] {
+            case .attribute(let i): changed = layout.singleNameSets[i]
+            case .relationship(let i): changed = layout.singleNameSets[layout.attributes.count + i]
+            }
+        } else {
+            changed.reserveCapacity(properties.count)
+        }
         for property in properties {
             switch property {
             case .attribute(let i):
                 let name = layout.attributes[i].name
                 snapshot.attributes[name] = try object.attributeValue(at: i)
-                changed.insert(name)
+                if properties.count > 1 { changed.insert(name) }
             case .relationship(let i):
                 let name = layout.relationships[i].name
                 try put(name, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
-                changed.insert(name)
+                if properties.count > 1 { changed.insert(name) }
             }
         }
         return ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected)

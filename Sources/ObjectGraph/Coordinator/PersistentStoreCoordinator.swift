@@ -492,10 +492,17 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
             }
         }
-        for i in updated.indices where !updated[i].changedKeys.isEmpty {
-            try updated[i].snapshot.forEachDestination { (name, destination) throws(StoreError) in
-                guard updated[i].changedKeys.contains(name) else { return }
-                try check(updated[i].snapshot.objectID, name, destination)
+        // The same for updates: each one's snapshot read in place (at its offset in the update), not copied.
+        guard let offset = MemoryLayout<ObjectUpdate>.offset(of: \ObjectUpdate.snapshot) else { return }
+        try updated.withUnsafeBufferPointer { (updated) throws(StoreError) in
+            guard let first = updated.baseAddress else { return }
+            for i in updated.indices where !updated[i].changedKeys.isEmpty {
+                let snapshot = UnsafeRawPointer(first + i).advanced(by: offset).assumingMemoryBound(
+                    to: ObjectSnapshot.self)
+                try ObjectSnapshot.forEachDestination(of: snapshot) { (name, destination) throws(StoreError) in
+                    guard updated[i].changedKeys.contains(name) else { return }
+                    try check(snapshot.pointee.objectID, name, destination)
+                }
             }
         }
     }

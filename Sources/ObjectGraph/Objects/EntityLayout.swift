@@ -45,6 +45,9 @@ public final class EntityLayout: Sendable {
     let storedRelationships: [(slot: Int, name: String, isToMany: Bool)]
     /// Each relationship's shape, by slot: whether it is to-many and whether it is stored (not transient).
     let relationshipShapes: [(isToMany: Bool, isStored: Bool)]
+    /// A set of one name for each attribute, by slot, and for each relationship, by slot after the attributes': what
+    /// a save's update of one changed property lists as its changed keys (made once, not hashed per object).
+    let singleNameSets: [Set<String>]
     /// Each relationship's inverse, by slot (nil when it has none).
     let inverseNames: [String?]
     /// The relationships a delete acts on (Nullify and Cascade), by slot: what deleting an object reads, without
@@ -106,6 +109,7 @@ public final class EntityLayout: Sendable {
         }
         relationshipShapes = relationships.map { ($0.isToMany, !$0.isTransient) }
         inverseNames = relationships.map(\.inverseName)
+        singleNameSets = attributes.map { [$0.name] } + relationships.map { [$0.name] }
         deletePropagation = relationships.indices.filter {
             relationships[$0].deleteRule == .nullify || relationships[$0].deleteRule == .cascade
         }.map { ($0, relationships[$0].deleteRule, relationships[$0].isToMany) }
