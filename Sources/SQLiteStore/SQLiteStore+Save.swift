@@ -273,7 +273,8 @@ extension SQLiteStore {
                         }
                     }
                     let value =
-                        slotted.map { slot < $0.count ? $0[slot] : .null } ?? snapshot.pointee[attribute: plan[i].name]
+                        slotted.map { slot < $0.count ? $0[slot] : .null }
+                        ?? ObjectSnapshot.attribute(plan[i].name, of: snapshot)
                     if !value.isNull, let layout, slot < layout.attributeTypes.count,
                         layout.attributeTypes[slot] == .undefined
                     {
@@ -284,16 +285,17 @@ extension SQLiteStore {
                         )
                     }
                     let encoded = SQLiteValueCoding.encode(value, external: plan[i].external)
-                    try checkStorable(value, encoded, snapshot.pointee, plan[i].name)
+                    try checkStorable(value, encoded, snapshot.pointee.objectID, plan[i].name)
                     try body(plan[i].column, encoded)
                 case .composite:
                     let name = plan[i].name
-                    let value = snapshot.pointee[attribute: name]
+                    let value = ObjectSnapshot.attribute(name, of: snapshot)
                     for member in plan[i].members {
                         let memberValue = Self.member(value, member.path[...])
                         let encoded = SQLiteValueCoding.encode(memberValue)
                         try checkStorable(
-                            memberValue, encoded, snapshot.pointee, "\(name).\(member.path.joined(separator: "."))")
+                            memberValue, encoded, snapshot.pointee.objectID,
+                            "\(name).\(member.path.joined(separator: "."))")
                         try body(member.column, encoded)
                     }
                 case .toOne:
@@ -307,7 +309,7 @@ extension SQLiteStore {
                             destination = nil
                         }
                     } else {
-                        destination = snapshot.pointee[toOne: plan[i].name] ?? nil
+                        destination = ObjectSnapshot.toOne(plan[i].name, of: snapshot) ?? nil
                     }
                     try body(plan[i].column, destination.map { .integer($0.primaryKey) } ?? .null)
                     if let entityColumn = plan[i].entityColumn {
@@ -361,12 +363,12 @@ extension SQLiteStore {
     /// SQLite's NUMERIC affinity turns a number's text into an integer or a 64-bit floating point number (15
     /// significant digits), as Core Data's decimals are kept: one that does not come back equal is refused.
     private func checkStorable(
-        _ value: AttributeValue, _ encoded: SQLiteValue, _ snapshot: ObjectSnapshot, _ key: String
+        _ value: AttributeValue, _ encoded: SQLiteValue, _ objectID: ManagedObjectID, _ key: String
     ) throws(SQLiteStoreError) {
         func refuse(_ why: String) -> SQLiteStoreError {
             SQLiteStoreError(
                 .unsupported, path: database.path,
-                "\(snapshot.objectID.entityName).\(key) of \(snapshot.objectID) \(why); not saved")
+                "\(objectID.entityName).\(key) of \(objectID) \(why); not saved")
         }
         switch (value, encoded) {
         case (_, .real(let number)) where number.isNaN:

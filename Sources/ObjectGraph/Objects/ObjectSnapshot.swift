@@ -90,7 +90,16 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// when it points nowhere (``toOne``'s entry, without making the dictionary).
     /// - Parameter name: the relationship's name.
     public subscript(toOne name: String) -> ManagedObjectID?? {
-        guard let slotted = slottedRelationships else { return namedToOne[name] }
+        withUnsafePointer(to: self) { Self.toOne(name, of: $0) }
+    }
+
+    /// ``subscript(toOne:)`` of the snapshot at `snapshot`, read where it is (see ``attribute(_:of:)``).
+    /// - Parameters:
+    ///   - name: the relationship's name.
+    ///   - snapshot: the snapshot.
+    /// - Returns: as the subscript.
+    package static func toOne(_ name: String, of snapshot: UnsafePointer<ObjectSnapshot>) -> ManagedObjectID?? {
+        guard let slotted = snapshot.pointee.slottedRelationships else { return snapshot.pointee.namedToOne[name] }
         guard let slot = slotted.layout.relationshipSlot(named: name), slot < slotted.values.count,
             case .toOne(let id) = slotted.values[slot]
         else { return nil }
@@ -269,11 +278,21 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// The value of an attribute; ``AttributeValue/null`` when absent.
     /// - Parameter name: the attribute's name.
     public subscript(attribute name: String) -> AttributeValue {
-        if let slotted {
+        withUnsafePointer(to: self) { Self.attribute(name, of: $0) }
+    }
+
+    /// ``subscript(attribute:)`` of the snapshot at `snapshot`, read where it is (calling the subscript on a snapshot
+    /// in a buffer copied it whole first; see ``forEachDestination(of:_:)``).
+    /// - Parameters:
+    ///   - name: the attribute's name.
+    ///   - snapshot: the snapshot.
+    /// - Returns: the value; ``AttributeValue/null`` when absent.
+    package static func attribute(_ name: String, of snapshot: UnsafePointer<ObjectSnapshot>) -> AttributeValue {
+        if let slotted = snapshot.pointee.slotted {
             guard let slot = slotted.layout.attributeSlot(named: name), slot < slotted.count else { return .null }
             return slotted[slot]
         }
-        return named[name] ?? .null
+        return snapshot.pointee.named[name] ?? .null
     }
 }
 
