@@ -208,12 +208,14 @@ extension ManagedObjectContext {
 
     /// Fills faults from their snapshots.
     private func fill(_ faults: [ManagedObject], from snapshots: [ObjectSnapshot]) throws(ContextError) {
-        var byID: [ManagedObjectID: ObjectSnapshot] = [:]
-        for snapshot in snapshots { byID[snapshot.objectID] = snapshot }
+        // Positions by ID: the snapshots stay where they are (a dictionary of them copied each one in and out).
+        var byID: [ManagedObjectID: Int] = [:]
+        byID.reserveCapacity(snapshots.count)
+        for i in snapshots.indices { byID[snapshots[i].objectID] = i }
         for object in faults {
-            guard let snapshot = byID[object.objectID] else { throw .object(.fault(object.objectID, nil)) }
+            guard let i = byID[object.objectID] else { throw .object(.fault(object.objectID, nil)) }
             do {
-                try object.fill(from: snapshot)
+                try object.fill(from: snapshots[i])
             } catch {
                 throw .object(error)
             }

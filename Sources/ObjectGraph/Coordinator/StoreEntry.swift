@@ -341,8 +341,12 @@ final class StoreEntry: @unchecked Sendable {
         throws(StoreError)
     {
         var pending: [String: [Int]] = [:]
-        for (i, snapshot) in snapshots.enumerated() {
-            snapshot.forEachToManyFault { name in pending[name, default: []].append(i) }
+        // Each snapshot read where it is (iterating the array copied every one whole).
+        snapshots.withUnsafeBufferPointer { snapshots in
+            guard let first = snapshots.baseAddress else { return }
+            for i in snapshots.indices {
+                ObjectSnapshot.forEachToManyFault(of: first + i) { name in pending[name, default: []].append(i) }
+            }
         }
         for (name, positions) in pending.sorted(by: { $0.key < $1.key }) {
             let found = try incremental.destinations(of: positions.map { snapshots[$0].objectID }, relationship: name)

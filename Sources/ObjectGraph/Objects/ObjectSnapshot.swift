@@ -130,8 +130,13 @@ public struct ObjectSnapshot: Sendable, Hashable {
 
     /// Calls `body` with the name of each to-many relationship left for a separate read, without making a set.
     package func forEachToManyFault(_ body: (String) -> Void) {
-        guard let slotted = slottedRelationships else {
-            for name in namedFaults { body(name) }
+        withUnsafePointer(to: self) { Self.forEachToManyFault(of: $0, body) }
+    }
+
+    /// ``forEachToManyFault(_:)`` of the snapshot at `snapshot`, read where it is (see ``forEachDestination(of:_:)``).
+    package static func forEachToManyFault(of snapshot: UnsafePointer<ObjectSnapshot>, _ body: (String) -> Void) {
+        guard let slotted = snapshot.pointee.slottedRelationships else {
+            for name in snapshot.pointee.namedFaults { body(name) }
             return
         }
         for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
