@@ -223,8 +223,9 @@ extension SQLiteStore {
             guard let table = last.table else { continue }
             byTable[table, default: []].append(id)
         }
-        var found: [ManagedObjectID: ObjectSnapshot] = [:]
-        found.reserveCapacity(ids.count)
+        // Kept in the order read; the usual request (one table, keys ascending) is answered in that order as it is.
+        var read: [ObjectSnapshot] = []
+        read.reserveCapacity(ids.count)
         do {
             for (table, tableIDs) in byTable {
                 let wanted = Set(tableIDs.lazy.map(\.primaryKey))
@@ -235,7 +236,7 @@ extension SQLiteStore {
                             "SELECT * FROM \(table) WHERE Z_PK BETWEEN ? AND ?", [.integer(lower), .integer(upper)],
                             table: table, keeping: wanted.contains
                         ) { snapshot in
-                            found[snapshot.objectID] = snapshot
+                            read.append(snapshot)
                             return true
                         }
                     case .list(let keys):
@@ -244,7 +245,7 @@ extension SQLiteStore {
                             "SELECT * FROM \(table) WHERE Z_PK IN (\(placeholders))", keys.map { .integer($0) },
                             table: table
                         ) { snapshot in
-                            found[snapshot.objectID] = snapshot
+                            read.append(snapshot)
                             return true
                         }
                     }
@@ -253,7 +254,12 @@ extension SQLiteStore {
         } catch {
             throw storeError(error)
         }
-        return ids.compactMap { found[$0] }
+        if read.count == ids.count, read.indices.allSatisfy({ read[$0].objectID == ids[$0] }) { return read }
+        // Otherwise each ID's snapshot by position (the last one read for an ID, as a dictionary of them kept).
+        var found: [ManagedObjectID: Int] = [:]
+        found.reserveCapacity(read.count)
+        for i in read.indices { found[read[i].objectID] = i }
+        return ids.compactMap { found[$0].map { read[$0] } }
     }
 
     /// How to turn a row of one entity into a snapshot: which column holds which property. Worked out once per

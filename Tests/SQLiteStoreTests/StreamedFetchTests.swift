@@ -195,6 +195,24 @@ import Testing
         #expect(try other.fetch(request).map { try $0.attributeValue(forKey: "name") } == [.string("changed")])
     }
 
+    /// Snapshots read by ID come in the order asked — keys out of order, an ID asked twice, one the store lacks left
+    /// out — whatever order the store reads the rows in, each with its own row's values.
+    @Test func snapshotsByIDComeInTheOrderAsked() throws {
+        let (coordinator, store) = try Self.store(items: 10, specials: 3)
+        let all = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Item"))
+            .map(\.objectID)
+        #expect(all.count == 13)
+        let missing = ManagedObjectID(entityName: "Item", storeIdentifier: store.identifier, primaryKey: 999)
+        let asked = [all[7], all[2], all[11], all[2], missing, all[0]]
+        let read = try store.snapshots(for: asked)
+        #expect(read.map(\.objectID) == [all[7], all[2], all[11], all[2], all[0]])
+        for snapshot in read {
+            #expect(snapshot[attribute: "name"] == .string("item \(snapshot.objectID.primaryKey - 1)"))
+        }
+        #expect(try store.snapshots(for: all).map(\.objectID) == all)
+        #expect(try store.snapshots(for: all.reversed()).map(\.objectID) == all.reversed())
+    }
+
     @Test func aStreamedFetchGivesEachObjectItsRowAndKeepsUnsavedChanges() throws {
         let (coordinator, _) = try Self.store(items: 20, specials: 5)
         let context = ManagedObjectContext(coordinator: coordinator)
