@@ -477,11 +477,7 @@ public final class ManagedObjectContext {
         if object.isInserted || object.isDeleted { return }
         guard let original = originals[ObjectIdentifier(object)] else { return }
         if differs(object, from: original) {
-            if !object.flags.contains(.changed) {
-                object.flags.insert(.changed)
-                updated.insert(object)
-            }
-            event.updated.insert(object)
+            markChanged(object)
         } else if object.flags.contains(.changed) {
             object.flags.remove(.changed)
             updated.remove(object)
@@ -502,14 +498,19 @@ public final class ManagedObjectContext {
                     !storage.holds(index, original.attributes[index], layout: object.entity)
                 }) == true
         {
-            if !object.flags.contains(.changed) {
-                object.flags.insert(.changed)
-                updated.insert(object)
-            }
-            event.updated.insert(object)
+            markChanged(object)
             return
         }
         didChange(object)
+    }
+
+    /// Puts an object found to differ from its original state among the updated ones, and in this event's.
+    private func markChanged(_ object: ManagedObject) {
+        if !object.flags.contains(.changed) {
+            object.flags.insert(.changed)
+            updated.insert(object)
+        }
+        event.updated.insert(object)
     }
 
     /// Whether any property of the object differs from `original` (it stops at the first).

@@ -492,16 +492,25 @@ public final class PersistentStoreCoordinator: Sendable {
                 }
             }
         }
-        // The same for updates: each one's snapshot read in place (at its offset in the update), not copied.
-        guard let offset = MemoryLayout<ObjectUpdate>.offset(of: \ObjectUpdate.snapshot) else { return }
+        // The same for updates, only the relationships each changes: its snapshot read in place (at its offset in
+        // the update), not copied — or through a copy, were the offset not known (it is: a stored property).
+        let offset = MemoryLayout<ObjectUpdate>.offset(of: \ObjectUpdate.snapshot)
         try updated.withUnsafeBufferPointer { (updated) throws(StoreError) in
             guard let first = updated.baseAddress else { return }
             for i in updated.indices where !updated[i].changedKeys.isEmpty {
-                let snapshot = UnsafeRawPointer(first + i).advanced(by: offset).assumingMemoryBound(
-                    to: ObjectSnapshot.self)
-                try ObjectSnapshot.forEachDestination(of: snapshot) { (name, destination) throws(StoreError) in
-                    guard updated[i].changedKeys.contains(name) else { return }
-                    try check(snapshot.pointee.objectID, name, destination)
+                func checkChanged(_ snapshot: UnsafePointer<ObjectSnapshot>) throws(StoreError) {
+                    try ObjectSnapshot.forEachDestination(of: snapshot) { (name, destination) throws(StoreError) in
+                        guard updated[i].changedKeys.contains(name) else { return }
+                        try check(snapshot.pointee.objectID, name, destination)
+                    }
+                }
+                if let offset {
+                    try checkChanged(
+                        UnsafeRawPointer(first + i).advanced(by: offset).assumingMemoryBound(to: ObjectSnapshot.self))
+                } else {
+                    try withUnsafePointer(to: updated[i].snapshot) { (snapshot) throws(StoreError) in
+                        try checkChanged(snapshot)
+                    }
                 }
             }
         }
