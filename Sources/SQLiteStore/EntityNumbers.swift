@@ -10,15 +10,30 @@ struct EntityNumbers {
     /// Keys and numbers when the keys are dense enough for a direct table (`numbers[key - first]`, 0 for none).
     private let first: Int64
     private let dense: [Int64]?
-    /// Otherwise the keys, ascending, and their numbers.
+    /// Otherwise the keys, ascending, and their numbers: every row's, or (with `common`) only the exceptions'.
     private let keys: [Int64]
     private let numbers: [Int64]
+    /// When the table has a row for every key from `first` through `last` and all but the rows in `keys` are of one
+    /// entity: that entity's number (see ``mostlyOne(_:from:known:likely:atMost:)``).
+    private let common: Int64?
+    private let last: Int64
 
     /// Reads the keys and entity numbers of `table`; `nil` when a row has a key or a number the map cannot stand for
     /// (the caller then joins the table as before, which reports such rows).
-    static func read(_ table: String, from database: SQLiteDatabase, known: [Int64: String]) throws(SQLiteStoreError)
-        -> EntityNumbers?
-    {
+    /// - Parameters:
+    ///   - likely: entity numbers most rows may be of: a map of the exceptions is tried first, for the first of them
+    ///     (``mostlyOne(_:from:known:likely:atMost:)``, up to half the rows).
+    ///   - rows: the table's largest key.
+    static func read(
+        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], rows: Int
+    ) throws(SQLiteStoreError) -> EntityNumbers? {
+        if !likely.isEmpty {
+            switch try mostlyOne(table, from: database, known: known, likely: likely, atMost: rows / 2) {
+            case .success(let map): return map
+            case .failure(.unusable): return nil
+            case .failure(.notApplicable): break
+            }
+        }
         // Without an order SQLite reads the table's Z_ENT index when it has one (a covering index: a fraction of the
         // table's pages), the rows then in entity order; keys dense enough for a direct table need no order.
         guard let (keys, numbers) = try pairs("SELECT Z_PK, Z_ENT FROM \(table)", database, known) else { return nil }
@@ -27,6 +42,91 @@ struct EntityNumbers {
         guard let (sorted, sortedNumbers) = try pairs("SELECT Z_PK, Z_ENT FROM \(table) ORDER BY Z_PK", database, known)
         else { return nil }
         return EntityNumbers(keys: sorted, numbers: sortedNumbers)
+    }
+
+    /// What a table's declaration says of its keys and entity numbers, from SQLite's pragmas.
+    struct Shape {
+        /// `Z_PK` is the table's rowid (`INTEGER PRIMARY KEY` of a rowid table): its keys are distinct integers.
+        var keyIsRowID = false
+        /// `Z_ENT` has integer affinity: a number stored as text or as a whole real is kept as an integer.
+        var numberIsInteger = false
+        /// An index (not partial) starts with `Z_ENT`: rows of one entity are found without reading the others.
+        var numberIsIndexed = false
+
+        /// Reads the shape of `table` (an SQL name, quoted).
+        init(_ table: String, from database: SQLiteDatabase) throws(SQLiteStoreError) {
+            var keyColumns = 0
+            for row in try database.query("PRAGMA table_info(\(table))") where row.count >= 6 {
+                guard case .text(let name) = row[1] else { continue }
+                let declared = if case .text(let type) = row[2] { type.uppercased() } else { "" }
+                if case .integer(let key) = row[5], key > 0 {
+                    keyColumns += 1
+                    keyIsRowID = name == "Z_PK" && declared == "INTEGER"
+                }
+                if name == "Z_ENT" { numberIsInteger = declared.contains("INT") }
+            }
+            if keyColumns != 1 { keyIsRowID = false }
+            for row in try database.query("PRAGMA index_list(\(table))") where row.count >= 5 {
+                // A primary key index: a WITHOUT ROWID table, or a key that is not the rowid.
+                if case .text("pk") = row[3] { keyIsRowID = false }
+                guard case .text(let index) = row[1], case .integer(0) = row[4] else { continue }
+                let columns = try database.query("PRAGMA index_info(\(SQLiteDatabase.quote(index)))")
+                if columns.contains(where: { $0.count >= 3 && $0[0] == .integer(0) && $0[2] == .text("Z_ENT") }) {
+                    numberIsIndexed = true
+                }
+            }
+        }
+    }
+
+    /// Why ``mostlyOne(_:from:known:likely:atMost:)`` made no map.
+    enum Refusal: Error {
+        /// The table's shape or keys do not allow it, or no likely entity has few enough exceptions: a full map (or
+        /// the join) still can.
+        case notApplicable
+        /// A row has a key or a number no map can stand for (the join reports it).
+        case unusable
+    }
+
+    /// A map of a table whose keys run without a gap and whose rows are all of one entity but a few: the exceptions are
+    /// read (through the `Z_ENT` index when there is one), not every row. Tried for each of `likely` (entity numbers,
+    /// most likely first) while the table has an index on `Z_ENT`, else for the first only (each try is then a scan).
+    /// - Parameter cap: the most exceptions read for one try.
+    static func mostlyOne(
+        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], atMost cap: Int
+    ) throws(SQLiteStoreError) -> Result<EntityNumbers, Refusal> {
+        let shape = try Shape(table, from: database)
+        guard shape.keyIsRowID, shape.numberIsInteger,
+            case .integer(let count)? = try database.query("SELECT COUNT(*) FROM \(table)").first?.first,
+            case .integer(let low)? = try database.query("SELECT MIN(Z_PK) FROM \(table)").first?.first,
+            case .integer(let high)? = try database.query("SELECT MAX(Z_PK) FROM \(table)").first?.first,
+            low > 0, high >= low, high - low == count - 1
+        else { return .failure(.notApplicable) }
+        // Distinct integer keys from `low` through `high`, as many as the rows: every key in between has its row.
+        let sql =
+            shape.numberIsIndexed
+            ? "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT < ?1 UNION ALL SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT > ?1 UNION ALL SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IS NULL LIMIT \(cap + 1)"
+            : "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IS NOT ?1 LIMIT \(cap + 1)"
+        for common in likely.prefix(shape.numberIsIndexed ? 3 : 1) where known[common] != nil {
+            var exceptions: [(key: Int64, number: Int64)] = []
+            var usable = true
+            try database.query(sql, [.integer(common)]) { (statement) throws(SQLiteStoreError) in
+                guard usable else { return }
+                // Types first: SQLite leaves a column's type undefined once its value was read as another type.
+                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
+                    sqlite3_column_type(statement, 1) == SQLITE_INTEGER,
+                    known[sqlite3_column_int64(statement, 1)] != nil
+                else {
+                    usable = false
+                    return
+                }
+                exceptions.append((sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1)))
+            }
+            guard usable else { return .failure(.unusable) }
+            if exceptions.count <= cap {
+                return .success(EntityNumbers(first: low, last: high, common: common, exceptions: exceptions))
+            }
+        }
+        return .failure(.notApplicable)
     }
 
     /// The keys and entity numbers `sql` reads; `nil` when a row has a key or a number the map cannot stand for.
@@ -74,9 +174,23 @@ struct EntityNumbers {
         self.dense = dense
         self.keys = []
         self.numbers = []
+        common = nil
+        last = 0
+    }
+
+    private init(first: Int64, last: Int64, common: Int64, exceptions: [(key: Int64, number: Int64)]) {
+        self.first = first
+        self.last = last
+        self.common = common
+        dense = nil
+        let sorted = exceptions.sorted { $0.key < $1.key }
+        keys = sorted.map(\.key)
+        numbers = sorted.map(\.number)
     }
 
     private init(keys: [Int64], numbers: [Int64]) {
+        common = nil
+        last = 0
         first = keys.first ?? 0
         let span = (keys.last ?? 0) - first
         if span >= 0, span < Int64(max(keys.count, 1)) * 4 {
@@ -99,13 +213,14 @@ struct EntityNumbers {
             let number = dense[Int(key - first)]
             return number == 0 ? nil : number
         }
+        if common != nil, key < first || key > last { return nil }
         var low = 0
         var high = keys.count
         while low < high {
             let middle = (low + high) / 2
             if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
-        return low < keys.count && keys[low] == key ? numbers[low] : nil
+        return low < keys.count && keys[low] == key ? numbers[low] : common
     }
 }
 
@@ -115,11 +230,18 @@ struct EntityNumbers {
 struct LinkReads {
     /// `PRAGMA data_version` and the connection's total changes when this began: any change makes it stale.
     let stamp: [Int64]
+    /// The table's largest key.
+    let rows: Int
     /// The count of joined links past which the map is read: a quarter of the table's rows (its largest key), at
     /// least ``SQLiteStore/linkReadsBeforeMap``. Measured on a 100,000-row table: mapping costs about 36 ns a row, a
     /// joined link 260 ns (rows near each other) to 800 ns (rows spread over the table), so the map pays from a
     /// seventh to a twentieth of the rows; a quarter keeps small reads (a `query`'s prefetch) on the join.
     let threshold: Int
+    /// For a table with an index on `Z_ENT`: the count of joined links past which a map of the rows not of the
+    /// likely entity is tried (reading those rows alone); `nil` once tried, or without such an index.
+    var earlyThreshold: Int? = nil
+    /// Whether that map was tried and did not apply (then the full map is read at `threshold`).
+    var triedMostlyOne = false
     /// Links read through joins so far.
     var joined = 0
     /// The map, once read.
@@ -128,5 +250,5 @@ struct LinkReads {
     var mapRefused = false
 
     /// The links a join may still read before it is stopped for the map; `nil` when the map is refused.
-    var budget: Int? { mapRefused ? nil : threshold - joined }
+    var budget: Int? { mapRefused ? nil : Swift.min(earlyThreshold ?? threshold, threshold) - joined }
 }

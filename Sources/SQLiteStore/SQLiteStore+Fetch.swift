@@ -661,7 +661,7 @@ extension SQLiteStore {
             if case .hiddenKey(_, _, let order) = storage { mappable = order == nil }
             if mappable {
                 do {
-                    numbers = try entityNumbers(of: destinationTable, adding: 0)
+                    numbers = try entityNumbers(of: destinationTable, likely: destination, adding: 0)
                 } catch {
                     throw storeError(error)
                 }
@@ -761,13 +761,15 @@ extension SQLiteStore {
                     } catch {
                         guard overBudget else { throw storeError(error) }
                         // Owners whose lists were stored before the stop get them again, whole, from the map; the
-                        // map is made now (or is known not to stand for the table: then the join runs unstopped).
+                        // map is made now, or is known not to stand for the table (then the join runs unstopped), or
+                        // was an early map that did not apply (then the join runs again up to the full map's count).
                         do {
-                            numbers = try entityNumbers(of: destinationTable, adding: joined)
+                            numbers = try entityNumbers(of: destinationTable, likely: destination, adding: joined)
                         } catch {
                             throw storeError(error)
                         }
-                        if numbers == nil { mappable = false }
+                        if numbers == nil, linkReads[destinationTable]?.budget == nil { mappable = false }
+                        joined = 0
                     }
                 }
             }
@@ -776,10 +778,14 @@ extension SQLiteStore {
     }
 
     /// The entity numbers of `table`'s rows, once batched reads of links into it have read enough links through joins
-    /// since the database last changed that one pass over its `Z_ENT` index costs less than a lookup per link (see
-    /// ``LinkReads``); `nil` before that, or when the table has a row the map cannot stand for.
-    /// - Parameter joined: links just read through a join with the table.
-    private func entityNumbers(of table: String, adding joined: Int) throws(SQLiteStoreError) -> EntityNumbers? {
+    /// since the database last changed that a map costs less than a lookup per link (see ``LinkReads``); `nil` before
+    /// that, or when the table has a row the map cannot stand for.
+    /// - Parameters:
+    ///   - destination: the entity the links point to, tried first as the one most rows are of.
+    ///   - joined: links just read through a join with the table.
+    private func entityNumbers(of table: String, likely destination: String, adding joined: Int)
+        throws(SQLiteStoreError) -> EntityNumbers?
+    {
         // Any change by this connection or a commit by another one makes what was learnt stale.
         guard case .integer(let version)? = try database.query("PRAGMA data_version").first?.first,
             let handle = database.handle
@@ -789,17 +795,43 @@ extension SQLiteStore {
             guard case .integer(let largest)? = try database.query("SELECT MAX(Z_PK) FROM \(table)").first?.first
             else {
                 // An empty table (or keys that are not integers, which the join reports).
-                linkReads[table] = LinkReads(stamp: stamp, threshold: Self.linkReadsBeforeMap)
+                linkReads[table] = LinkReads(stamp: stamp, rows: 0, threshold: Self.linkReadsBeforeMap)
                 return nil
             }
             let rows = Int(clamping: largest)
-            linkReads[table] = LinkReads(stamp: stamp, threshold: Swift.max(Self.linkReadsBeforeMap, rows / 4))
+            var reads = LinkReads(
+                stamp: stamp, rows: rows, threshold: Swift.max(Self.linkReadsBeforeMap, rows / 4))
+            // With an index on Z_ENT a map of the rows not of the likely entity costs a few lookups: tried early.
+            let shape = try EntityNumbers.Shape(table, from: database)
+            if shape.keyIsRowID, shape.numberIsInteger, shape.numberIsIndexed {
+                reads.earlyThreshold = Self.linkReadsBeforeIndexedMap
+            }
+            linkReads[table] = reads
         }
         guard var reads = linkReads[table] else { return nil }
         if reads.map != nil || reads.mapRefused { return reads.map }
         reads.joined += joined
-        if reads.joined > reads.threshold {
-            reads.map = try EntityNumbers.read(table, from: database, known: schema.entityByNumber)
+        // The entities most rows are likely of: the links' destination, then the table's other entities.
+        func likely() -> [Int64] {
+            let first = schema.entities[destination]?.number
+            let others = schema.entities.values.filter { SQLiteSchema.q($0.table) == table && $0.number != first }
+            return (first.map { [$0] } ?? []) + others.map(\.number).sorted()
+        }
+        if let early = reads.earlyThreshold, reads.joined > early {
+            reads.earlyThreshold = nil
+            // Exceptions up to an eighth of the rows (each costs about what a joined link does).
+            switch try EntityNumbers.mostlyOne(
+                table, from: database, known: schema.entityByNumber, likely: likely(),
+                atMost: Swift.max(reads.rows / 8, Self.linkReadsBeforeIndexedMap))
+            {
+            case .success(let map): reads.map = map
+            case .failure(.unusable): reads.mapRefused = true
+            case .failure(.notApplicable): reads.triedMostlyOne = true
+            }
+        } else if reads.joined > reads.threshold {
+            reads.map = try EntityNumbers.read(
+                table, from: database, known: schema.entityByNumber,
+                likely: reads.triedMostlyOne ? [] : likely(), rows: reads.rows)
             reads.mapRefused = reads.map == nil
         }
         linkReads[table] = reads
@@ -808,6 +840,10 @@ extension SQLiteStore {
 
     /// The fewest links read through joins with a table before its entity numbers are mapped.
     static let linkReadsBeforeMap = 5_000
+
+    /// The fewest links read through joins with a table that has an index on `Z_ENT` before a map of its exceptions
+    /// is tried (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:)``): about what that try costs when it fails.
+    static let linkReadsBeforeIndexedMap = 1_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join
     /// with the destination table would, a link to a row the table lacks is left out (a foreign key's rows are the

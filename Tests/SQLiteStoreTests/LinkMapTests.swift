@@ -158,13 +158,158 @@ struct EntityNumbersTests {
             rows.append((key, number))
         }
         let database = try Self.database(rows: rows)
-        let map = try #require(try EntityNumbers.read("ZT", from: database, known: [2: "Person", 3: "Boss"]))
+        let map = try #require(
+            try EntityNumbers.read("ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [], rows: 500))
         for (key, number) in rows { #expect(map.number(of: key) == number, "key \(key)") }
         for missing: Int64 in [0, -1, 501_000, sparse ? 1_500 : 501] { #expect(map.number(of: missing) == nil) }
     }
 
     @Test func aRowOfAnUnknownEntityRefusesTheMap() throws {
         let database = try Self.database(rows: [(1, 2), (2, 9), (3, 2)])
-        #expect(try EntityNumbers.read("ZT", from: database, known: [2: "Person"]) == nil)
+        #expect(try EntityNumbers.read("ZT", from: database, known: [2: "Person"], likely: [], rows: 3) == nil)
+        #expect(try EntityNumbers.read("ZT", from: database, known: [2: "Person"], likely: [2], rows: 3) == nil)
+    }
+
+    /// Rows 1...600, every seventh of entity 3, the rest of entity 2.
+    static let mostly: [(Int64, Int64)] = (Int64(1)...600).map { ($0, $0 % 7 == 0 ? 3 : 2) }
+
+    static func mostlyOne(_ database: SQLiteDatabase, likely: [Int64], atMost cap: Int) throws -> EntityNumbers? {
+        switch try EntityNumbers.mostlyOne(
+            "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: likely, atMost: cap)
+        {
+        case .success(let map): return map
+        case .failure: return nil
+        }
+    }
+
+    /// A table whose keys run without a gap is mapped by the rows not of its most common entity: every key answers as
+    /// in the full map, with an index on `Z_ENT` (the likely entities tried in turn) or without (the first only).
+    @Test(arguments: [true, false])
+    func aMapOfTheExceptionsAnswersLikeTheFullMap(indexed: Bool) throws {
+        let database = try Self.database(rows: Self.mostly)
+        if !indexed { try database.execute("DROP INDEX ZT_Z_ENT_INDEX") }
+        #expect(try EntityNumbers.Shape("\"ZT\"", from: database).numberIsIndexed == indexed)
+        let map = try #require(try Self.mostlyOne(database, likely: [2], atMost: 100))
+        for (key, number) in Self.mostly { #expect(map.number(of: key) == number, "key \(key)") }
+        for missing: Int64 in [0, -1, 601, 1_000] { #expect(map.number(of: missing) == nil) }
+        // Entity 3 first: 514 exceptions, more than allowed; then entity 2, with an index only.
+        let second = try Self.mostlyOne(database, likely: [3, 2], atMost: 100)
+        #expect((second != nil) == indexed)
+        if let second { for (key, number) in Self.mostly { #expect(second.number(of: key) == number) } }
+    }
+
+    /// Keys with a gap, a key that is not the rowid, or entity numbers without integer affinity: no map of the
+    /// exceptions (a full map or the join still reads such a table).
+    @Test(arguments: [
+        "DELETE FROM ZT WHERE Z_PK = 300",
+        "CREATE TABLE ZT2 (Z_PK INT PRIMARY KEY, Z_ENT INTEGER, ZNAME VARCHAR)",
+        "CREATE TABLE ZT2 (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, ZNAME VARCHAR) WITHOUT ROWID",
+        "CREATE TABLE ZT2 (Z_PK INTEGER PRIMARY KEY, Z_ENT, ZNAME VARCHAR)",
+    ])
+    func aTableWithAGapOrAnotherShapeIsNotMappedByItsExceptions(sql: String) throws {
+        let database = try Self.database(rows: Self.mostly)
+        try database.execute(sql)
+        if sql.hasPrefix("CREATE") {
+            try database.execute("INSERT INTO ZT2 SELECT * FROM ZT")
+            try database.execute("DROP TABLE ZT")
+            try database.execute("ALTER TABLE ZT2 RENAME TO ZT")
+            try database.execute("CREATE INDEX ZT_Z_ENT_INDEX ON ZT (Z_ENT)")
+        }
+        guard
+            case .failure(.notApplicable) = try EntityNumbers.mostlyOne(
+                "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [2], atMost: 600)
+        else {
+            Issue.record("mapped by its exceptions after: \(sql)")
+            return
+        }
+        // The full map still stands for the table.
+        let map = try #require(
+            try EntityNumbers.read("ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [2], rows: 600))
+        #expect(map.number(of: 7) == 3)
+        #expect(map.number(of: 8) == 2)
+    }
+
+    /// An exception of no known entity, a number that is not an integer, or none: the map is refused outright.
+    @Test(arguments: ["9", "NULL", "'x'", "2.5", "x'02'"])
+    func anExceptionNoMapCanStandForRefusesIt(number: String) throws {
+        let database = try Self.database(rows: Self.mostly)
+        try database.execute("UPDATE ZT SET Z_ENT = \(number) WHERE Z_PK = 450")
+        guard
+            case .failure(.unusable) = try EntityNumbers.mostlyOne(
+                "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [2], atMost: 600)
+        else {
+            Issue.record("not refused for Z_ENT = \(number)")
+            return
+        }
+    }
+}
+
+/// A table mostly of one entity with an index on `Z_ENT` (people, one in fifty a boss) is mapped by its exceptions after
+/// the first thousand joined links: links read through it are the join's, a gap in the keys (a row deleted by another
+/// connection) sends reads back to the join, and a row of an unknown entity refuses the map.
+struct ExceptionMapTests {
+    static let count = 3_000
+
+    static func store() throws -> (PersistentStoreCoordinator, SQLiteStore, URL, [ManagedObjectID]) {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("mostly.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: try RangeReadTests.model())
+        let store = try #require(
+            try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url) as? SQLiteStore)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var people: [ManagedObject] = []
+        for i in 0..<count {
+            let person = try context.insertNewObject(forEntityName: i % 50 == 0 ? "Boss" : "Person")
+            try person.setAttributeValue(.string("P\(i)"), forKey: "name")
+            people.append(person)
+        }
+        for (i, person) in people.enumerated() {
+            let friends = try person.mutableObjects(forKey: "friends")
+            try friends.add(people[(i + 1) % count])
+            try friends.add(people[(i + 7) % count])
+        }
+        try context.save()
+        return (coordinator, store, url, try LinkMapTests.owners(coordinator))
+    }
+
+    static func expectBatchedIsJoined(_ store: SQLiteStore, _ owners: [ManagedObjectID]) throws {
+        let batched = try LinkMapTests.batched(store, owners)
+        for owner in owners {
+            #expect(batched[owner] == (try store.destinations(of: owner, relationship: "friends")), "\(owner)")
+        }
+        #expect(batched.values.contains { $0.contains { $0.entityName == "Boss" } })
+    }
+
+    @Test func linksThroughTheMapOfExceptionsAreTheJoins() throws {
+        let (_, store, url, owners) = try Self.store()
+        let table = store.schema.table(of: "Person")
+        // 500 owners, 2,000 links: past the first thousand, below the full map's count.
+        try Self.expectBatchedIsJoined(store, Array(owners.prefix(500)))
+        #expect(store.linkReads[table]?.map != nil)
+        #expect(store.linkReads[table]?.joined ?? .max < SQLiteStore.linkReadsBeforeMap)
+
+        // Another connection deletes a person in the middle, and its links: keys now have a gap.
+        let gone = owners[1_500].primaryKey
+        guard case .joinTable(let join, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
+        else {
+            Issue.record("friends are not in a join table")
+            return
+        }
+        try SQLiteScript.execute(
+            url,
+            "DELETE FROM \(table) WHERE Z_PK = \(gone); DELETE FROM \"\(join)\" WHERE \"\(source)\" = \(gone) OR \"\(target)\" = \(gone)"
+        )
+        try Self.expectBatchedIsJoined(store, Array(owners.prefix(500)))
+        #expect(store.linkReads[table]?.map == nil)
+        #expect(store.linkReads[table]?.triedMostlyOne == true)
+        #expect(store.linkReads[table]?.mapRefused == false)
+    }
+
+    @Test func aRowOfAnUnknownEntityRefusesTheMapOfExceptions() throws {
+        let (_, store, url, owners) = try Self.store()
+        let table = store.schema.table(of: "Person")
+        try SQLiteScript.execute(url, "UPDATE \(table) SET Z_ENT = 99 WHERE Z_PK = \(owners[2_000].primaryKey)")
+        #expect(throws: StoreError.self) { try LinkMapTests.batched(store, owners) }
+        #expect(store.linkReads[table]?.mapRefused == true)
     }
 }
