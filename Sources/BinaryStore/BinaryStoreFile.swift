@@ -128,16 +128,21 @@ public struct BinaryStoreFile: Sendable {
             guard let layout = model.layout(of: header.name) else {
                 throw cursor.fail("unknown entity '\(header.name)' (not in the model)")
             }
-            // Each stored attribute's slot is found once per entity; values go straight into the slots.
+            // Each stored attribute's slot is found once per entity; values go straight into the slots: read into
+            // the slot itself when stored as the attribute's own type of number, date or text (`direct`), else
+            // decoded as a value and converted.
             let attributes = try header.attributes.map {
-                (name, code) throws(StoreError) -> (name: String, type: AttributeType, slot: Int) in
+                (name, code) throws(StoreError) -> (name: String, type: AttributeType, slot: Int, direct: Bool) in
                 guard let slot = layout.attributeSlot(named: name) else {
                     throw cursor.fail("\(header.name) has no attribute '\(name)' in the model")
                 }
                 guard let stored = AttributeType(rawValue: UInt32(code) * 100) else {
                     throw cursor.fail("unknown type code \(code) for \(header.name).\(name)")
                 }
-                return (name, stored, slot)
+                let direct =
+                    stored == layout.attributeTypes[slot] && !layout.attributes[slot].isTransient
+                    && [.integer16, .integer32, .integer64, .boolean, .double, .date, .string].contains(stored)
+                return (name, stored, slot, direct)
             }
             // Each stored relationship's slot, found once per entity, and the entities its destinations may be of.
             var relationshipSlots: [Int] = []
@@ -179,6 +184,10 @@ public struct BinaryStoreFile: Sendable {
                 let bitmap = try cursor.take((attributes.count + 7) / 8)
                 for (i, attribute) in attributes.enumerated()
                 where bitmap[bitmap.startIndex + i / 8] & (1 << UInt8(i % 8)) != 0 {
+                    if attribute.direct {
+                        try cursor.read(attribute.type, into: values, at: attribute.slot)
+                        continue
+                    }
                     let value = try cursor.value(attribute.type)
                     do {
                         values.set(try layout.converted(value, forAttributeAt: attribute.slot), at: attribute.slot)
@@ -223,7 +232,7 @@ public struct BinaryStoreFile: Sendable {
                         }
                     }
                 }
-                snapshots.append(snapshot)
+                snapshots.append(consume snapshot)
             }
         }
         return snapshots
@@ -285,17 +294,17 @@ struct Cursor {
     }
 
     mutating func fixed64() throws(StoreError) -> UInt64 {
-        let slice = try take(8)
-        var v: UInt64 = 0
-        for (i, b) in slice.enumerated() { v |= UInt64(b) << (8 * UInt64(i)) }
-        return v
+        guard bytes.count - position >= 8 else { throw fail("unexpected end of data") }
+        defer { position += 8 }
+        return UInt64(
+            littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt64.self) })
     }
 
     mutating func fixed32() throws(StoreError) -> UInt32 {
-        let slice = try take(4)
-        var v: UInt32 = 0
-        for (i, b) in slice.enumerated() { v |= UInt32(b) << (8 * UInt32(i)) }
-        return v
+        guard bytes.count - position >= 4 else { throw fail("unexpected end of data") }
+        defer { position += 4 }
+        return UInt32(
+            littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) })
     }
 
     mutating func string() throws(StoreError) -> String {
@@ -363,6 +372,26 @@ struct Cursor {
             relationships.append((relationshipName, kind == 1))
         }
         return EntityHeader(name: name, attributes: attributes, relationships: relationships, objectCount: try count())
+    }
+
+    /// Reads a value stored as `type` straight into `slot` of `values`, whose attribute is of that type: a whole
+    /// number, a boolean, a Double, a date or text. Refused as ``value(_:depth:)`` refuses it (a number out of the
+    /// type's range, text that is not UTF-8).
+    mutating func read(_ type: AttributeType, into values: SlotValues, at slot: Int) throws(StoreError) {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard values.setInteger(try zigzag(), at: slot) else {
+                throw fail("Integer \(type == .integer16 ? 16 : 32) out of range")
+            }
+        case .boolean: _ = values.setInteger(try byte() != 0 ? 1 : 0, at: slot)
+        case .double, .date: _ = values.setReal(Double(bitPattern: try fixed64()), at: slot)
+        case .string:
+            let n = try count()
+            guard try take(n).withUnsafeBufferPointer({ values.setText($0, at: slot) }) else {
+                throw fail("a string of \(n) bytes is not UTF-8")
+            }
+        default: values.set(try value(type), at: slot)
+        }
     }
 
     mutating func value(_ type: AttributeType, depth: Int = 0) throws(StoreError) -> AttributeValue {

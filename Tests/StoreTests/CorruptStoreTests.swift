@@ -261,6 +261,45 @@ struct CorruptStoreTests {
         }
     }
 
+    /// A whole number in a binary document too large for its Integer 16 or 32 attribute (damage the checksum does not
+    /// catch) is an error naming the file and the offset, never a number cut to fit.
+    @Test(arguments: [
+        (AttributeType.integer16, AttributeValue.integer16(20_000), [UInt8]([0xC0, 0xB8, 0x02]), "Integer 16"),
+        (.integer32, .integer32(1 << 30), [0x80, 0x80, 0x80, 0x80, 0x08], "Integer 32"),
+    ])
+    func aBinaryNumberOutOfItsRangeIsAnError(type: AttributeType, value: AttributeValue, stored: [UInt8], name: String)
+        throws
+    {
+        BinaryStore.register()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "count", type: type)])
+        ])
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("count.binary")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: "Binary", url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insertNewObject(forEntityName: "Note").setAttributeValue(value, forKey: "count")
+        try context.save()
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let at = try #require(
+            (0...(bytes.count - stored.count)).first { Array(bytes[$0..<$0 + stored.count]) == stored })
+        // The largest whole number a varint of the same length holds: a negative number far out of range.
+        for i in stored.indices { bytes[at + i] = i == stored.count - 1 ? 0x7F : 0xFF }
+        try Data(Self.checksummed(bytes)).write(to: url)
+        let reader = PersistentStoreCoordinator(model: model)
+        do {
+            try reader.addPersistentStore(type: "Binary", url: url)
+            let readContext = ManagedObjectContext(coordinator: reader)
+            let counts = try readContext.fetch(FetchRequest(entityName: "Note")).map {
+                try $0.attributeValue(forKey: "count")
+            }
+            Issue.record("a number out of range was read: \(counts)")
+        } catch {
+            #expect("\(error)".contains("\(name) out of range"), "\(error)")
+            #expect("\(error)".contains("count.binary:offset"), "\(error)")
+        }
+    }
+
     /// A binary document's bytes with its checksum (CRC-32 of header and body, 12 bytes from the end) made right
     /// again after damage the checksum would otherwise catch.
     static func checksummed(_ bytes: [UInt8]) -> [UInt8] {
