@@ -29,6 +29,8 @@ extension ManagedObjectContext {
             // app's code, which may) runs after the read — also when the read fails part way: the objects filled by
             // then stay registered, and each is woken once, as it would have been.
             var failure: ObjectGraphError? = nil
+            // Tested per row instead of `failure` (which would be copied out of its box and destroyed on every row).
+            var failed = false
             var storeFailure: StoreError? = nil
             var awoken: [ManagedObject] = []
             do {
@@ -39,7 +41,7 @@ extension ManagedObjectContext {
                         reserveRegistrations(count)
                     }
                 ) { snapshot, dropped in
-                    guard failure == nil else { return }
+                    guard !failed else { return }
                     do throws(ObjectGraphError) {
                         let object = try fault(for: snapshot.objectID)
                         if object.isFault {
@@ -50,6 +52,7 @@ extension ManagedObjectContext {
                         results.append(object)
                     } catch {
                         failure = error
+                        failed = true
                     }
                 }
             } catch {
