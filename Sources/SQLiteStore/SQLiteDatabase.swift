@@ -25,7 +25,8 @@ final class SQLiteDatabase {
     private(set) var statements: [String: OpaquePointer] = [:]
     /// Counts the times the prepared statements were all finalized: a statement kept by a caller (to step it again
     /// without looking its text up) is still good while this is unchanged.
-    private(set) var statementGeneration = 0
+    /// (Read for every row a save writes: unchecked for exclusivity.)
+    @exclusivity(unchecked) private(set) var statementGeneration = 0
 
     /// Opens a database file.
     /// - Parameter parameters: SQLite URI parameters (`mode=ro`, `immutable=1`); the file is then opened as a

@@ -35,7 +35,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     @exclusivity(unchecked) var schema: SQLiteSchema!
     @exclusivity(unchecked) var model: ManagedObjectModel!
     /// The statements that write each to-many relationship, by entity and relationship name.
-    var toManySQLCache: [String: ToManySQL] = [:]
+    @exclusivity(unchecked) var toManySQLCache: [String: ToManySQL] = [:]
     /// The last `UPDATE` made (see ``LastUpdate``): a save's updates of one entity usually write the same columns,
     /// so its text and prepared statement are made once, not per row.
     @exclusivity(unchecked) var lastUpdateSQL: LastUpdate?
@@ -45,7 +45,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// ``LinkReads``).
     var linkReads: [String: LinkReads] = [:]
     /// Whether the store is a new file being bulk loaded (see ``bulkLoadOption``).
-    var isBulkLoading = false
+    @exclusivity(unchecked) var isBulkLoading = false
     /// The INSERT statement of each entity (made once per entity).
     var insertSQL: [String: String] = [:]
     /// Where each column of an entity's rows comes from, worked out once per entity (``columnPlan(for:)``).
@@ -59,9 +59,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// Rows the store's own triggers (Apple's derived attributes) changed during the save being prepared.
     let triggerEffects = TriggerEffects()
     /// The persistent-history tables, when the store tracks history.
-    var historyTables: HistoryTables?
-    /// Derived attributes the store's triggers keep (`Entity.attribute`): saves never write them.
-    var triggerMaintained: Set<String> = []
+    @exclusivity(unchecked) var historyTables: HistoryTables?
+    /// Derived attributes the store's triggers keep (`Entity.attribute`): saves never write them. (Read for every
+    /// row a save writes, so unchecked for exclusivity, as the other per-row state above.)
+    @exclusivity(unchecked) var triggerMaintained: Set<String> = []
     private var isNew: Bool
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.

@@ -38,7 +38,8 @@ public final class ManagedObjectContext {
     /// for every change and every object saved, so unchecked for exclusivity. Their closures (`originals.modify`)
     /// only compare and record values; none reaches the context.
     @exclusivity(unchecked) var originals = OriginalStates()
-    var pendingDeletes: [ManagedObject] = []
+    /// Appended to once per object deleted; drained by ``processPendingChanges()``.
+    @exclusivity(unchecked) var pendingDeletes: [ManagedObject] = []
     @exclusivity(unchecked) var assignedStores: [ObjectIdentifier: String] = [:]
     @exclusivity(unchecked) var event = EventChanges()
     var observers: [ObserverEntry] = []

@@ -54,8 +54,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The object's entity: its description resolved with inheritance (every attribute and relationship), as
     /// Core Data's `entity`; ``EntityLayout/declaration`` is the entity as the model file declares it.
     public let entity: EntityLayout
-    /// The object's ID: temporary until it is first saved.
-    public internal(set) var objectID: ManagedObjectID
+    /// The object's ID: temporary until it is first saved. (Read for every object in every change, fetch and save:
+    /// unchecked for exclusivity; it is replaced only when a temporary ID becomes permanent.)
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context the object lives in (`nil` once the context is gone or the object was removed from it).
     public internal(set) var managedObjectContext: ManagedObjectContext? {
         get {
@@ -77,9 +78,11 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     var storage: AttributeStorage?
     /// The relationship slots (in ``storage``, after the attributes).
     var relationshipSlots: RelationshipSlots { RelationshipSlots(object: self) }
-    var flags: Flags = []
+    /// Set and tested once or more per object in every change, fetch and save, so unchecked for exclusivity (each
+    /// access is a whole read or an in-place update that calls nothing).
+    @exclusivity(unchecked) var flags: Flags = []
     /// The store version of the values the object was filled with (Core Data's `Z_OPT`).
-    var storeVersion: Int64 = 0
+    @exclusivity(unchecked) var storeVersion: Int64 = 0
     var observers: ObjectObservers?
 
     struct Flags: OptionSet {
