@@ -101,11 +101,16 @@ public final class ManagedObjectContext {
     // MARK: - Change sets
 
     /// Objects inserted and not yet saved.
-    public var insertedObjects: [ManagedObject] { inserted.objects.filter { !$0.isDeleted } }
+    public var insertedObjects: [ManagedObject] {
+        // An inserted object that is deleted is one of the `droppedCount` (none: nothing to leave out).
+        droppedCount == 0 ? inserted.objects : inserted.objects.filter { !$0.isDeleted }
+    }
     /// Saved objects with unsaved changes.
     public var updatedObjects: [ManagedObject] { updated.objects.filter { !$0.isDeleted } }
     /// Objects deleted and not yet saved (objects inserted and deleted before a save are left out).
-    public var deletedObjects: [ManagedObject] { deleted.objects.filter { !$0.isInserted } }
+    public var deletedObjects: [ManagedObject] {
+        droppedCount == 0 ? deleted.objects : deleted.objects.filter { !$0.isInserted }
+    }
     /// Every object the context knows, by ID.
     public var registeredObjects: [ManagedObject] { Array(registered.values) }
 
