@@ -110,10 +110,17 @@ struct BinaryStoreEncoder {
     ) throws(StoreError) {
         // Each entity's objects as keys and places in `snapshots`, in key order (the snapshots are not copied).
         var byEntity: [String: [(key: Int64, place: Int)]] = [:]
+        // Snapshots come in runs of one entity: each run is gathered apart and added to its entity's list once.
+        var run: (entity: String, objects: [(key: Int64, place: Int)])? = nil
         for place in snapshots.indices {
             let id = snapshots[place].objectID
-            byEntity[id.entityName, default: []].append((id.primaryKey, place))
+            if run?.entity != id.entityName {
+                if let done = run { byEntity[done.entity, default: []].append(contentsOf: done.objects) }
+                run = (id.entityName, [])
+            }
+            run?.objects.append((id.primaryKey, place))
         }
+        if let done = run { byEntity[done.entity, default: []].append(contentsOf: done.objects) }
         out.reserveCapacity(64 + snapshots.count * 120)
         let plans = try encodeStart(entityNames: byEntity.keys.sorted(), uuid: uuid, metadata: metadata)
         for plan in plans {
@@ -275,7 +282,12 @@ struct BinaryStoreEncoder {
             guard !value.isNull else { continue }
             let converted: AttributeValue
             do {
-                converted = try layout.converted(value, forAttributeAt: column.slot)
+                // A value of the attribute's own type is itself (as `converted` gives it), without the call.
+                if let type = value.type, type == column.type, type != .composite, type != .undefined {
+                    converted = value
+                } else {
+                    converted = try layout.converted(value, forAttributeAt: column.slot)
+                }
             } catch {
                 throw StoreError(
                     .corrupt,
@@ -289,7 +301,8 @@ struct BinaryStoreEncoder {
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) holds a value, but its type is Undefined, which a binary store cannot hold (make the attribute transient); not written"
                 )
             }
-            guard !converted.holdsDecimalNaN else {
+            // (Only a decimal or a composite value, after conversion of the attribute's type, can hold one.)
+            guard column.type != .decimal && column.type != .composite || !converted.holdsDecimalNaN else {
                 throw StoreError(
                     .unsupported,
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) is a decimal NaN, which no store file can hold; not written"
