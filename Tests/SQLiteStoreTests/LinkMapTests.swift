@@ -174,12 +174,16 @@ struct EntityNumbersTests {
     static let mostly: [(Int64, Int64)] = (Int64(1)...600).map { ($0, $0 % 7 == 0 ? 3 : 2) }
 
     static func mostlyOne(_ database: SQLiteDatabase, likely: [Int64], atMost cap: Int) throws -> EntityNumbers? {
-        switch try EntityNumbers.mostlyOne(
-            "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: likely, atMost: cap)
-        {
-        case .success(let map): return map
-        case .failure: return nil
+        switch try attempt(database, likely: likely, atMost: cap) {
+        case .success(let map): map
+        case .failure: nil
         }
+    }
+
+    static func attempt(_ database: SQLiteDatabase, likely: [Int64] = [2], atMost cap: Int = 600) throws -> Result<
+        EntityNumbers, EntityNumbers.Refusal
+    > {
+        try EntityNumbers.mostlyOne("ZT", from: database, known: [2: "Person", 3: "Boss"], likely: likely, atMost: cap)
     }
 
     /// A table whose keys run without a gap is mapped by the rows not of its most common entity: every key answers as
@@ -215,10 +219,7 @@ struct EntityNumbersTests {
             try database.execute("ALTER TABLE ZT2 RENAME TO ZT")
             try database.execute("CREATE INDEX ZT_Z_ENT_INDEX ON ZT (Z_ENT)")
         }
-        guard
-            case .failure(.notApplicable) = try EntityNumbers.mostlyOne(
-                "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [2], atMost: 600)
-        else {
+        guard case .failure(.notApplicable) = try Self.attempt(database) else {
             Issue.record("mapped by its exceptions after: \(sql)")
             return
         }
@@ -234,10 +235,7 @@ struct EntityNumbersTests {
     func anExceptionNoMapCanStandForRefusesIt(number: String) throws {
         let database = try Self.database(rows: Self.mostly)
         try database.execute("UPDATE ZT SET Z_ENT = \(number) WHERE Z_PK = 450")
-        guard
-            case .failure(.unusable) = try EntityNumbers.mostlyOne(
-                "ZT", from: database, known: [2: "Person", 3: "Boss"], likely: [2], atMost: 600)
-        else {
+        guard case .failure(.unusable) = try Self.attempt(database) else {
             Issue.record("not refused for Z_ENT = \(number)")
             return
         }

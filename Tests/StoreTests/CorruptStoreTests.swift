@@ -247,17 +247,23 @@ struct CorruptStoreTests {
             (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
         bytes[at + 3] = 0xFF
         try Data(Self.checksummed(bytes)).write(to: url)
+        try Self.expectReadFails(url, model: model, key: "text", saying: "not UTF-8")
+    }
+
+    /// Reading the notes' `key` from the binary document at `url` fails with an error that says `message` and names
+    /// the file and the offset.
+    static func expectReadFails(_ url: URL, model: ManagedObjectModel, key: String, saying message: String) throws {
         let reader = PersistentStoreCoordinator(model: model)
         do {
             try reader.addPersistentStore(type: "Binary", url: url)
             let readContext = ManagedObjectContext(coordinator: reader)
-            let texts = try readContext.fetch(FetchRequest(entityName: "Note")).map {
-                try $0.attributeValue(forKey: "text")
+            let values = try readContext.fetch(FetchRequest(entityName: "Note")).map {
+                try $0.attributeValue(forKey: key)
             }
-            Issue.record("a string that is not UTF-8 was read: \(texts)")
+            Issue.record("read instead of '\(message)': \(values)")
         } catch {
-            #expect("\(error)".contains("not UTF-8"), "\(error)")
-            #expect("\(error)".contains("note.binary:offset"), "\(error)")
+            #expect("\(error)".contains(message), "\(error)")
+            #expect("\(error)".contains("\(url.lastPathComponent):offset"), "\(error)")
         }
     }
 
@@ -286,18 +292,7 @@ struct CorruptStoreTests {
         // The largest whole number a varint of the same length holds: a negative number far out of range.
         for i in stored.indices { bytes[at + i] = i == stored.count - 1 ? 0x7F : 0xFF }
         try Data(Self.checksummed(bytes)).write(to: url)
-        let reader = PersistentStoreCoordinator(model: model)
-        do {
-            try reader.addPersistentStore(type: "Binary", url: url)
-            let readContext = ManagedObjectContext(coordinator: reader)
-            let counts = try readContext.fetch(FetchRequest(entityName: "Note")).map {
-                try $0.attributeValue(forKey: "count")
-            }
-            Issue.record("a number out of range was read: \(counts)")
-        } catch {
-            #expect("\(error)".contains("\(name) out of range"), "\(error)")
-            #expect("\(error)".contains("count.binary:offset"), "\(error)")
-        }
+        try Self.expectReadFails(url, model: model, key: "count", saying: "\(name) out of range")
     }
 
     /// A binary document's bytes with its checksum (CRC-32 of header and body, 12 bytes from the end) made right
