@@ -363,23 +363,32 @@ extension SQLiteStore {
     func objectID(_ statement: OpaquePointer, key: Int32, entity: Int32, table: String) throws(SQLiteStoreError)
         -> ManagedObjectID
     {
-        // The key read once: an INTEGER column's value, 0 for any other (refused below as not positive).
-        let pk = sqlite3_column_type(statement, key) == SQLITE_INTEGER ? sqlite3_column_int64(statement, key) : 0
+        // The key read once: an INTEGER column's value, 0 for any other (refused below as not positive). (Through the
+        // column's value object: see `readRows`.)
+        let pk = Self.integer(statement, key) ?? 0
         guard pk > 0 else {
             throw SQLiteStoreError(
                 .malformed, path: database.path,
                 "\(table): a row has the key \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, key))); keys (Z_PK) are positive integers"
             )
         }
-        guard sqlite3_column_type(statement, entity) == SQLITE_INTEGER,
-            let name = schema.entityName(number: sqlite3_column_int64(statement, entity))
-        else {
+        guard let number = Self.integer(statement, entity), let name = schema.entityName(number: number) else {
             throw SQLiteStoreError(
                 .malformed, path: database.path,
                 "\(table) row Z_PK \(pk): its entity number Z_ENT = \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, entity))) is not an entity of the model"
             )
         }
         return ManagedObjectID(entityName: name, storeIdentifier: identifier, primaryKey: pk)
+    }
+
+    /// The value of column `index` of the current row when it is an integer, else `nil`: its type and number read from
+    /// the column's value object (one column lookup, where `sqlite3_column_type` and `sqlite3_column_int64` make two).
+    /// Used at once, before the next step, by the one thread that holds the connection.
+    static func integer(_ statement: OpaquePointer, _ index: Int32) -> Int64? {
+        guard let column = sqlite3_column_value(statement, index), sqlite3_value_type(column) == SQLITE_INTEGER else {
+            return nil
+        }
+        return sqlite3_value_int64(column)
     }
 
     /// Reads rows (every column of a root table) into snapshots; to-many relationships are left as faults.
@@ -475,21 +484,19 @@ extension SQLiteStore {
                     if attributes[a].members.isEmpty, attributes[a].type != .composite {
                         // The usual columns go into their slots as they are (no value made, nothing converted); the
                         // others, and any that do not fit, are decoded below.
-                        let index = attributes[a].index
-                        switch sqlite3_column_type(statement, index) {
+                        // The column's value object is read directly (its type, then its number or text): each
+                        // `sqlite3_column_*` call looks the column up again. It is used at once, before the next
+                        // step, by the one thread that holds the connection (opened without SQLite's mutex).
+                        guard let column = sqlite3_column_value(statement, attributes[a].index) else { break }
+                        switch sqlite3_value_type(column) {
                         case SQLITE_NULL: continue
                         case SQLITE_INTEGER:
-                            if rowValues.setInteger(sqlite3_column_int64(statement, index), at: attributes[a].slot) {
-                                continue
-                            }
+                            if rowValues.setInteger(sqlite3_value_int64(column), at: attributes[a].slot) { continue }
                         case SQLITE_FLOAT:
-                            if rowValues.setReal(sqlite3_column_double(statement, index), at: attributes[a].slot) {
-                                continue
-                            }
+                            if rowValues.setReal(sqlite3_value_double(column), at: attributes[a].slot) { continue }
                         case SQLITE_TEXT:
-                            guard let text = sqlite3_column_text(statement, index) else { break }
-                            let bytes = UnsafeBufferPointer(
-                                start: text, count: Int(sqlite3_column_bytes(statement, index)))
+                            guard let text = sqlite3_value_text(column) else { break }
+                            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(column)))
                             if rowValues.setText(bytes, at: attributes[a].slot) { continue }
                         default: break
                         }
@@ -530,13 +537,10 @@ extension SQLiteStore {
                 guard let first = toOnes.baseAddress else { return }
                 for n in toOnes.indices {
                     let toOne = first + n
-                    guard sqlite3_column_type(statement, toOne.pointee.index) != SQLITE_NULL else { continue }
-                    if let seen = recent[n], sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_INTEGER,
-                        sqlite3_column_int64(statement, toOne.pointee.index) == seen.key,
-                        toOne.pointee.entityIndex.map({
-                            sqlite3_column_type(statement, $0) == SQLITE_INTEGER
-                                && sqlite3_column_int64(statement, $0) == seen.entity
-                        }) ?? true
+                    let key = Self.integer(statement, toOne.pointee.index)
+                    if key == nil, sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_NULL { continue }
+                    if let seen = recent[n], let key, key == seen.key,
+                        toOne.pointee.entityIndex.map({ Self.integer(statement, $0) == seen.entity }) ?? true
                     {
                         // The same destination as the row before (already checked): the same ID.
                         relationships[toOne.pointee.slot] = .toOne(seen.id)
@@ -863,10 +867,8 @@ extension SQLiteStore {
                     run = (ownerKey, ownerByKey[ownerKey], [])
                 }
                 if isRange, run?.owner == nil { return }
-                let key = sqlite3_column_int64(statement, 0)
-                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER, let number = numbers.number(of: key) else {
-                    return
-                }
+                // The type before the number (SQLite leaves a column's type undefined once it was read as another).
+                guard let key = Self.integer(statement, 0), let number = numbers.number(of: key) else { return }
                 if checked?.number != number {
                     guard let found = schema.entityByNumber[number] else { return }
                     checked = (number, found, model.entity(found, isKindOf: destination))
