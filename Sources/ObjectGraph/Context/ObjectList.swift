@@ -48,6 +48,18 @@ struct IdentityPositions {
     private var values: [Int] = []
     private(set) var count = 0
 
+    /// An empty table.
+    init() {}
+
+    /// An empty table with room for `capacity` objects without growing (at most half full, as it keeps itself).
+    init(capacity: Int) {
+        guard capacity > 0 else { return }
+        var size = 16
+        while size < capacity * 2 + 2, size < Int.max / 4 { size *= 2 }
+        keys = [UInt](repeating: 0, count: size)
+        values = [Int](repeating: 0, count: size)
+    }
+
     private static func key(_ object: ManagedObject) -> UInt { UInt(bitPattern: ObjectIdentifier(object)) }
     private static func key(_ id: ObjectIdentifier) -> UInt { UInt(bitPattern: id) }
 

@@ -20,7 +20,16 @@ struct ObjectCollection {
     }
 
     init(_ objects: [ManagedObject] = []) {
-        for object in objects { append(object) }
+        guard objects.count > 16 else {
+            for object in objects { append(object) }
+            return
+        }
+        // Many at once (a to-many fault fired): the list and the index made at their size, not grown as they fill;
+        // an object named twice is kept once, where it first comes, as appending keeps it.
+        self.objects.reserveCapacity(objects.count)
+        var built = IdentityPositions(capacity: objects.count)
+        for object in objects where built.insert(object, at: self.objects.count) { self.objects.append(object) }
+        index = PositionIndex(built)
     }
 
     var count: Int { objects.count }

@@ -66,6 +66,33 @@ struct IdentityPositionsTests {
         #expect(table.count == 0 && table[ObjectIdentifier(objects[0])] == nil)
     }
 
+    /// A collection made from many objects at once (as a fired to-many is) keeps each object once, where it first
+    /// comes, and then agrees with an array through removals and appends, as one filled by appending does.
+    @Test(arguments: [3, 17, 1_000])
+    func aCollectionMadeAtOnceIsOneMadeByAppending(count: Int) throws {
+        let objects = try Self.objects(count)
+        var random = XorShift(UInt64(count))
+        // Every object, then some again in another order.
+        let given = objects + (0..<count / 3).map { _ in objects[random.next(count)] }
+        var made = ObjectCollection(given)
+        var appended = ObjectCollection()
+        for object in given { appended.append(object) }
+        #expect(made.objects.map(ObjectIdentifier.init) == objects.map(ObjectIdentifier.init))
+        #expect(made.count == appended.count)
+        for (i, object) in objects.enumerated() { #expect(made.position(of: object) == i) }
+        for step in 0..<2 * count {
+            let object = objects[random.next(count)]
+            if random.next(2) == 0 {
+                #expect(made.remove(object, keepingOrder: false) == appended.remove(object, keepingOrder: false))
+            } else {
+                made.append(object)
+                appended.append(object)
+            }
+            #expect(made.objects.map(ObjectIdentifier.init) == appended.objects.map(ObjectIdentifier.init), "\(step)")
+            #expect(made.contains(object) == appended.contains(object))
+        }
+    }
+
     /// A relationship's collection agrees with a plain array through any run of appends, insertions and removals
     /// (ordered and not), below and above the size at which it starts its index.
     @Test(arguments: [6, 7, 8])
