@@ -14,7 +14,7 @@ struct EntityNumbers {
     private let keys: [Int64]
     private let numbers: [Int64]
     /// When the table has a row for every key from `first` through `last` and all but the rows in `keys` are of one
-    /// entity: that entity's number (see ``mostlyOne(_:from:known:likely:atMost:)``).
+    /// entity: that entity's number (see ``mostlyOne(_:from:known:likely:atMost:shape:)``).
     private let common: Int64?
     private let last: Int64
 
@@ -22,13 +22,15 @@ struct EntityNumbers {
     /// (the caller then joins the table as before, which reports such rows).
     /// - Parameters:
     ///   - likely: entity numbers most rows may be of: a map of the exceptions is tried first, for the first of them
-    ///     (``mostlyOne(_:from:known:likely:atMost:)``, up to half the rows).
+    ///     (``mostlyOne(_:from:known:likely:atMost:shape:)``, up to half the rows).
     ///   - rows: the table's largest key.
+    ///   - shape: the table's shape when already read.
     static func read(
-        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], rows: Int
+        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], rows: Int,
+        shape: Shape? = nil
     ) throws(SQLiteStoreError) -> EntityNumbers? {
         if !likely.isEmpty {
-            switch try mostlyOne(table, from: database, known: known, likely: likely, atMost: rows / 2) {
+            switch try mostlyOne(table, from: database, known: known, likely: likely, atMost: rows / 2, shape: shape) {
             case .success(let map): return map
             case .failure(.unusable): return nil
             case .failure(.notApplicable): break
@@ -78,7 +80,7 @@ struct EntityNumbers {
         }
     }
 
-    /// Why ``mostlyOne(_:from:known:likely:atMost:)`` made no map.
+    /// Why ``mostlyOne(_:from:known:likely:atMost:shape:)`` made no map.
     enum Refusal: Error {
         /// The table's shape or keys do not allow it, or no likely entity has few enough exceptions: a full map (or
         /// the join) still can.
@@ -90,11 +92,15 @@ struct EntityNumbers {
     /// A map of a table whose keys run without a gap and whose rows are all of one entity but a few: the exceptions are
     /// read (through the `Z_ENT` index when there is one), not every row. Tried for each of `likely` (entity numbers,
     /// most likely first) while the table has an index on `Z_ENT`, else for the first only (each try is then a scan).
-    /// - Parameter cap: the most exceptions read for one try.
+    /// - Parameters:
+    ///   - cap: the most exceptions read for one try.
+    ///   - shape: the table's shape when already read (else it is read here).
     static func mostlyOne(
-        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], atMost cap: Int
+        _ table: String, from database: SQLiteDatabase, known: [Int64: String], likely: [Int64], atMost cap: Int,
+        shape given: Shape? = nil
     ) throws(SQLiteStoreError) -> Result<EntityNumbers, Refusal> {
-        let shape = try Shape(table, from: database)
+        let shape: Shape
+        if let given { shape = given } else { shape = try Shape(table, from: database) }
         guard shape.keyIsRowID, shape.numberIsInteger,
             case .integer(let count)? = try database.query("SELECT COUNT(*) FROM \(table)").first?.first,
             case .integer(let low)? = try database.query("SELECT MIN(Z_PK) FROM \(table)").first?.first,
@@ -107,38 +113,27 @@ struct EntityNumbers {
             ? "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT < ?1 UNION ALL SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT > ?1 UNION ALL SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IS NULL LIMIT \(cap + 1)"
             : "SELECT Z_PK, Z_ENT FROM \(table) WHERE Z_ENT IS NOT ?1 LIMIT \(cap + 1)"
         for common in likely.prefix(shape.numberIsIndexed ? 3 : 1) where known[common] != nil {
-            var exceptions: [(key: Int64, number: Int64)] = []
-            var usable = true
-            try database.query(sql, [.integer(common)]) { (statement) throws(SQLiteStoreError) in
-                guard usable else { return }
-                // Types first: SQLite leaves a column's type undefined once its value was read as another type.
-                guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
-                    sqlite3_column_type(statement, 1) == SQLITE_INTEGER,
-                    known[sqlite3_column_int64(statement, 1)] != nil
-                else {
-                    usable = false
-                    return
-                }
-                exceptions.append((sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1)))
+            // Each exception checked as every row of a full map is.
+            guard let (keys, numbers) = try pairs(sql, database, known, bindings: [.integer(common)]) else {
+                return .failure(.unusable)
             }
-            guard usable else { return .failure(.unusable) }
-            if exceptions.count <= cap {
-                return .success(EntityNumbers(first: low, last: high, common: common, exceptions: exceptions))
+            if keys.count <= cap {
+                return .success(EntityNumbers(first: low, last: high, common: common, keys: keys, numbers: numbers))
             }
         }
         return .failure(.notApplicable)
     }
 
     /// The keys and entity numbers `sql` reads; `nil` when a row has a key or a number the map cannot stand for.
-    private static func pairs(_ sql: String, _ database: SQLiteDatabase, _ known: [Int64: String])
-        throws(SQLiteStoreError) -> ([Int64], [Int64])?
-    {
+    private static func pairs(
+        _ sql: String, _ database: SQLiteDatabase, _ known: [Int64: String], bindings: [SQLiteValue] = []
+    ) throws(SQLiteStoreError) -> ([Int64], [Int64])? {
         var keys: [Int64] = []
         var numbers: [Int64] = []
         var usable = true
         // Rows come in runs of one entity (index order) or mostly of one: a number is checked once per run.
         var checked: Int64? = nil
-        try database.query(sql, []) { (statement) throws(SQLiteStoreError) in
+        try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
             guard usable else { return }
             // Types first: SQLite leaves a column's type undefined once its value was read as another type.
             guard sqlite3_column_type(statement, 0) == SQLITE_INTEGER,
@@ -178,14 +173,14 @@ struct EntityNumbers {
         last = 0
     }
 
-    private init(first: Int64, last: Int64, common: Int64, exceptions: [(key: Int64, number: Int64)]) {
+    private init(first: Int64, last: Int64, common: Int64, keys: [Int64], numbers: [Int64]) {
         self.first = first
         self.last = last
         self.common = common
         dense = nil
-        let sorted = exceptions.sorted { $0.key < $1.key }
-        keys = sorted.map(\.key)
-        numbers = sorted.map(\.number)
+        let sorted = zip(keys, numbers).sorted { $0.0 < $1.0 }
+        self.keys = sorted.map(\.0)
+        self.numbers = sorted.map(\.1)
     }
 
     private init(keys: [Int64], numbers: [Int64]) {
@@ -232,10 +227,15 @@ struct LinkReads {
     let stamp: [Int64]
     /// The table's largest key.
     let rows: Int
+    /// The table's shape (read once while this stands; `nil` for an empty table).
+    var shape: EntityNumbers.Shape? = nil
     /// The count of joined links past which the map is read: a quarter of the table's rows (its largest key), at
-    /// least ``SQLiteStore/linkReadsBeforeMap``. Measured on a 100,000-row table: mapping costs about 36 ns a row, a
-    /// joined link 260 ns (rows near each other) to 800 ns (rows spread over the table), so the map pays from a
-    /// seventh to a twentieth of the rows; a quarter keeps small reads (a `query`'s prefetch) on the join.
+    /// least ``SQLiteStore/linkReadsBeforeMap``. First measured in time on a 100,000-row table (mapping about 36 ns a
+    /// row, a joined link 260–800 ns); in instructions (callgrind, the company document's 100,000 people) a full map
+    /// read through the `Z_ENT` index costs about 1,070 a row and a joined link 1,300 (rows near each other) to 2,600,
+    /// so the full map pays later than the first figures said. The threshold is kept: the map of exceptions
+    /// (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:shape:)``) is tried first, and where it applies costs
+    /// little.
     let threshold: Int
     /// For a table with an index on `Z_ENT`: the count of joined links past which a map of the rows not of the
     /// likely entity is tried (reading those rows alone); `nil` once tried, or without such an index.

@@ -807,6 +807,7 @@ extension SQLiteStore {
                 stamp: stamp, rows: rows, threshold: Swift.max(Self.linkReadsBeforeMap, rows / 4))
             // With an index on Z_ENT a map of the rows not of the likely entity costs a few lookups: tried early.
             let shape = try EntityNumbers.Shape(table, from: database)
+            reads.shape = shape
             if shape.keyIsRowID, shape.numberIsInteger, shape.numberIsIndexed {
                 reads.earlyThreshold = Self.linkReadsBeforeIndexedMap
             }
@@ -826,7 +827,7 @@ extension SQLiteStore {
             // Exceptions up to an eighth of the rows (each costs about what a joined link does).
             switch try EntityNumbers.mostlyOne(
                 table, from: database, known: schema.entityByNumber, likely: likely(),
-                atMost: Swift.max(reads.rows / 8, Self.linkReadsBeforeIndexedMap))
+                atMost: Swift.max(reads.rows / 8, Self.linkReadsBeforeIndexedMap), shape: reads.shape)
             {
             case .success(let map): reads.map = map
             case .failure(.unusable): reads.mapRefused = true
@@ -835,7 +836,7 @@ extension SQLiteStore {
         } else if reads.joined > reads.threshold {
             reads.map = try EntityNumbers.read(
                 table, from: database, known: schema.entityByNumber,
-                likely: reads.triedMostlyOne ? [] : likely(), rows: reads.rows)
+                likely: reads.triedMostlyOne ? [] : likely(), rows: reads.rows, shape: reads.shape)
             reads.mapRefused = reads.map == nil
         }
         linkReads[table] = reads
@@ -846,7 +847,7 @@ extension SQLiteStore {
     static let linkReadsBeforeMap = 5_000
 
     /// The fewest links read through joins with a table that has an index on `Z_ENT` before a map of its exceptions
-    /// is tried (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:)``): about what that try costs when it fails.
+    /// is tried (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:shape:)``): about what that try costs when it fails.
     static let linkReadsBeforeIndexedMap = 1_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join

@@ -39,6 +39,13 @@ struct LinkMapTests {
         return result
     }
 
+    /// The join table of Person.friends and its two key columns (`nil` if the store keeps them otherwise).
+    static func friendsJoin(_ store: SQLiteStore) -> (table: String, source: String, target: String)? {
+        guard case .joinTable(let table, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
+        else { return nil }
+        return (table, source, target)
+    }
+
     static func owners(_ coordinator: PersistentStoreCoordinator) throws -> [ManagedObjectID] {
         try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Person")).map(\.objectID)
             .sorted { $0.primaryKey < $1.primaryKey }
@@ -75,11 +82,7 @@ struct LinkMapTests {
         _ = try Self.batched(store, owners)
         // The last owner's batch is read through the map (the first batch is joined).
         let first = try #require(owners.last)
-        guard case .joinTable(let table, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
-        else {
-            Issue.record("friends are not in a join table")
-            return
-        }
+        let (table, source, target) = try #require(Self.friendsJoin(store), "friends are not in a join table")
         // Another connection adds a link to a row that does not exist and one to an existing boss.
         try SQLiteScript.execute(
             url,
@@ -288,11 +291,7 @@ struct ExceptionMapTests {
 
         // Another connection deletes a person in the middle, and its links: keys now have a gap.
         let gone = owners[1_500].primaryKey
-        guard case .joinTable(let join, let source, let target, _)? = store.schema.toManyStorage["Person"]?["friends"]
-        else {
-            Issue.record("friends are not in a join table")
-            return
-        }
+        let (join, source, target) = try #require(LinkMapTests.friendsJoin(store), "friends are not in a join table")
         try SQLiteScript.execute(
             url,
             "DELETE FROM \(table) WHERE Z_PK = \(gone); DELETE FROM \"\(join)\" WHERE \"\(source)\" = \(gone) OR \"\(target)\" = \(gone)"
