@@ -141,8 +141,19 @@ enum SQLiteBenchmarks {
         let model = try model()
         let url = directory.appendingPathComponent("profile.sqlite")
         try Ours.insert(model: model, url: url)
+        let rawURL = directory.appendingPathComponent("raw.sqlite")
+        if operation.hasPrefix("raw-") { try Raw.insert(url: rawURL) }
         for round in 0..<times {
             switch operation {
+            // The raw C API's side of the same work, for instruction ratios (`valgrind --tool=callgrind`).
+            case "raw-fetch": blackHole(try Raw.fetchAll(url: rawURL))
+            case "raw-indexed": blackHole(try Raw.fetchRange(url: rawURL))
+            case "raw-insert": try Raw.insert(url: directory.appendingPathComponent("raw\(round).sqlite"))
+            case "raw-update": try Raw.updateAll(url: rawURL, price: Double(round))
+            case "raw-delete":
+                let fresh = directory.appendingPathComponent("raw\(round).sqlite")
+                try Raw.insert(url: fresh)
+                try Raw.deleteAll(url: fresh)
             case "fetch": blackHole(try Ours.fetchAll(model: model, url: url))
             case "faults": blackHole(try Ours.fetchAll(model: model, url: url, asFaults: true))
             case "indexed": blackHole(try Ours.fetchRange(model: model, url: url))

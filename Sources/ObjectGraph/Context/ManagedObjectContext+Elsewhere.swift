@@ -74,7 +74,7 @@ extension ManagedObjectContext {
         }
         for object in registered.values { remapped[object.objectID] = object }
         registered = remapped
-        originals.updateEach { $0.relationships = $0.relationships.map { $0?.map(map) } }
+        originals.updateEach { $0.mapRelationshipIDs(map) }
         var batches: [ManagedObjectID: FaultBatch] = [:]
         var seen: [ObjectIdentifier: FaultBatch] = [:]
         for (id, batch) in faultBatches {

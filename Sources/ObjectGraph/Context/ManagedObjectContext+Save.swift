@@ -246,17 +246,21 @@ extension ManagedObjectContext {
             case .objectTrumps:
                 try merge(object, with: stored, keepLocalChanges: true)
             case .storeTrumps:
-                let mine = captureState(object, try object.loadedStorage())
-                let original = originals[ObjectIdentifier(object)] ?? mine
+                // The committed values before the merge: recorded, or (unchanged) the values now.
+                let layout = object.entity
+                let before = try object.loadedStorage()
+                let recorded = originals[ObjectIdentifier(object)]
+                let committed = layout.attributes.indices.map { i in
+                    recorded?.attribute(i) ?? object.rawValue(at: i) ?? before.value(i, layout: layout)
+                }
                 try merge(object, with: stored, keepLocalChanges: true)
                 // Where the store changed a property too, its value wins.
                 let reference = ManagedObject(layout: object.entity, objectID: object.objectID)
                 try reference.fill(from: stored)
                 let (storage, referenceStorage) = (try object.loadedStorage(), try reference.loadedStorage())
-                let layout = object.entity
                 for i in layout.attributes.indices where !layout.attributes[i].isTransient {
                     let storeValue = referenceStorage.value(i, layout: layout)
-                    if storeValue != original.attributes[i] { storage.set(i, storeValue, layout: layout) }
+                    if storeValue != committed[i] { storage.set(i, storeValue, layout: layout) }
                 }
                 didChange(object)
             case .overwrite:
@@ -264,7 +268,9 @@ extension ManagedObjectContext {
                 if let recorded = originals[ObjectIdentifier(object)] {
                     state = recorded
                 } else {
-                    state = captureState(object, try object.loadedStorage())
+                    // Its values loaded first, as a change would.
+                    _ = try object.loadedStorage()
+                    state = originalState(of: object)
                 }
                 state.version = stored.version
                 originals[ObjectIdentifier(object)] = state

@@ -440,15 +440,32 @@ public final class ManagedObjectContext {
 
     // MARK: - Change tracking (called by objects)
 
-    /// Records an object's state before its first unsaved change (its attributes: each relationship is recorded
-    /// before its own first change, see ``willChange(_:relationship:)``).
+    /// Starts recording an object's original state before its first unsaved change (each property is recorded
+    /// before its own first change: ``willChange(_:attribute:storage:)``, ``willChange(_:relationship:)``).
     func willChange(_ object: ManagedObject) {
         // Whatever was validated is stale now.
         validatedGeneration = nil
-        guard !object.isInserted, !originals.contains(ObjectIdentifier(object)), let storage = object.storage else {
+        guard !object.isInserted, object.storage != nil, !originals.contains(ObjectIdentifier(object)) else {
             return
         }
-        originals[ObjectIdentifier(object)] = captureState(object, storage)
+        originals[ObjectIdentifier(object)] = originalState(of: object)
+    }
+
+    /// Records an object's state before a change to attribute `index`: its value now, unless the attribute changed
+    /// before (its first value is the original one).
+    func willChange(_ object: ManagedObject, attribute index: Int, storage: AttributeStorage) {
+        willChange(object)
+        recordAttribute(index, of: object, storage: storage)
+    }
+
+    /// Records attribute `index` of an object whose original state is being recorded (changed since it was read)
+    /// before a change, unless it is recorded already; an object with no recorded state is left so (nothing of it
+    /// changed yet: what it holds now is its original state).
+    func recordAttribute(_ index: Int, of object: ManagedObject, storage: AttributeStorage) {
+        let layout = object.entity
+        _ = originals.modify(ObjectIdentifier(object)) { original in
+            original.record(object.rawValue(at: index) ?? storage.value(index, layout: layout), attribute: index)
+        }
     }
 
     /// Records an object's state before a change to relationship `index`, which must be loaded: the relationship's
@@ -458,24 +475,16 @@ public final class ManagedObjectContext {
         let key = ObjectIdentifier(object)
         // An object without recorded originals (an inserted one) has nothing to record: its destinations are not
         // listed (that costs as much as the relationship is long, on every change).
-        let unrecorded = originals.modify(key) { $0.relationships[index] == nil } ?? false
+        let unrecorded = originals.modify(key) { $0.relationship(index) == nil } ?? false
         guard unrecorded, let ids = object.loadedRelationshipIDs(index) else { return }
-        _ = originals.modify(key) { $0.relationships[index] = ids }
+        let count = object.entity.relationships.count
+        _ = originals.modify(key) { $0.record(ids, relationship: index, of: count) }
     }
 
-    /// An object's state as it is now: its attribute values, and no relationship's destinations — each is recorded
-    /// before its own first change (``willChange(_:relationship:)``); one not recorded is unchanged.
-    func captureState(_ object: ManagedObject, _ storage: AttributeStorage) -> OriginalState {
-        let layout = object.entity
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(layout.attributes.count)
-        for i in layout.attributes.indices {
-            attributes.append(object.rawValue(at: i) ?? storage.value(i, layout: layout))
-        }
-        var relationships: [[ManagedObjectID]?] = []
-        relationships.reserveCapacity(layout.relationships.count)
-        for _ in layout.relationships.indices { relationships.append(nil) }
-        return OriginalState(attributes: attributes, relationships: relationships, version: object.storeVersion)
+    /// The original state of an object about to change: its version, and nothing else yet — each property is
+    /// recorded before its own first change; one not recorded is unchanged.
+    func originalState(of object: ManagedObject) -> OriginalState {
+        OriginalState(version: object.storeVersion)
     }
 
     /// Updates the object's place in the change sets after a change.
@@ -501,7 +510,8 @@ public final class ManagedObjectContext {
             originals.modify(
                 ObjectIdentifier(object),
                 { original in
-                    !storage.holds(index, original.attributes[index], layout: object.entity)
+                    guard let then = original.attribute(index) else { return false }
+                    return !storage.holds(index, then, layout: object.entity)
                 }) == true
         {
             markChanged(object)
@@ -555,19 +565,20 @@ public final class ManagedObjectContext {
         let layout = object.entity
         guard let storage = object.storage else { return true }
         let hasRawValues = object.flags.contains(.hasRawValues)
-        for i in layout.attributes.indices {
-            // Compared in the slot (no value made) unless a raw value stands for it.
+        for (i, then) in original.attributes {
+            // Only recorded attributes can differ (in slot order). Compared in the slot (no value made) unless a raw
+            // value stands for it.
             let same =
                 if hasRawValues, let raw = object.rawValue(at: i) {
-                    raw == original.attributes[i]
+                    raw == then
                 } else {
-                    storage.holds(i, original.attributes[i], layout: layout)
+                    storage.holds(i, then, layout: layout)
                 }
             if !same, !body(.attribute(i)) { return false }
         }
         for i in layout.relationships.indices {
             // A relationship never loaded since the first change is unchanged.
-            guard let then = original.relationships[i], let count = object.loadedRelationshipCount(i) else { continue }
+            guard let then = original.relationship(i), let count = object.loadedRelationshipCount(i) else { continue }
             // Sizes first: a large to-many changed one element at a time must not be compared whole on every change.
             var changed = count != then.count
             if !changed, let now = object.loadedRelationshipIDs(i) {
@@ -747,20 +758,25 @@ public final class ManagedObjectContext {
         try reference.fill(from: stored)
         let referenceStorage = try reference.loadedStorage()
         let storage = try object.loadedStorage()
-        let original = originals[ObjectIdentifier(object)] ?? captureState(object, storage)
+        // No recorded state: nothing changed here.
+        let original = originals[ObjectIdentifier(object)]
         let saved = (isMerging, undoManager)
         isMerging = true
         defer { isMerging = saved.0 }
         for (i, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
-            let local = object.rawValue(at: i) ?? storage.value(i, layout: layout)
-            let changedHere = local != original.attributes[i]
+            let changedHere =
+                if let then = original?.attribute(i) {
+                    (object.rawValue(at: i) ?? storage.value(i, layout: layout)) != then
+                } else {
+                    false
+                }
             if !(keepLocalChanges && changedHere) {
                 storage.set(i, referenceStorage.value(i, layout: layout), layout: layout)
             }
         }
         for (i, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
             let changedHere: Bool
-            if let then = original.relationships[i], let now = object.loadedRelationshipIDs(i) {
+            if let then = original?.relationship(i), let now = object.loadedRelationshipIDs(i) {
                 changedHere = now != then
             } else {
                 changedHere = false
@@ -773,8 +789,12 @@ public final class ManagedObjectContext {
             }
         }
         object.storeVersion = stored.version
+        // The stored values are the original ones: recorded where the object now holds another.
         originals[ObjectIdentifier(object)] = OriginalState(
-            attributes: layout.attributes.indices.map { referenceStorage.value($0, layout: layout) },
+            attributes: layout.attributes.indices.map { i in
+                let stored = referenceStorage.value(i, layout: layout)
+                return (object.rawValue(at: i) ?? storage.value(i, layout: layout)) != stored ? stored : nil
+            },
             relationships: layout.relationships.indices.map { reference.loadedRelationshipIDs($0) },
             version: stored.version)
         didChange(object)

@@ -153,13 +153,78 @@ struct IdentityPositions {
     }
 }
 
-/// An object's state before its first unsaved change. A relationship is `nil` here until it is first changed (its
-/// destinations are recorded just before): editing an attribute never lists (or, for a to-many still a fault, reads)
-/// the object's relationships, and a relationship left `nil` is unchanged.
+/// An object's state before its first unsaved change, recorded one property at a time: an attribute's value just
+/// before its first change, a relationship's destinations just before its first change. A property not recorded is
+/// unchanged (its value now is its original one): recording an object's first change copies nothing else, and
+/// editing an attribute never lists (or, for a to-many still a fault, reads) the object's relationships.
+///
+/// Every change of an attribute of an object with a recorded state records the attribute first (tracked or not:
+/// ``ManagedObject/setAttribute(at:_:tracked:)``); a merge that replaces values records the new state whole.
 struct OriginalState {
-    var attributes: [AttributeValue]
-    var relationships: [[ManagedObjectID]?]
+    /// The recorded attributes' slots and values, in slot order (few: those changed).
+    private(set) var attributes: [(slot: Int, value: AttributeValue)]
+    /// Each relationship's recorded destinations by slot (`nil`: not recorded); empty until one is recorded.
+    private(set) var relationships: [[ManagedObjectID]?]
+    /// The object's version when it was read.
     var version: Int64
+
+    /// A state with nothing recorded yet.
+    init(version: Int64) {
+        attributes = []
+        relationships = []
+        self.version = version
+    }
+
+    /// A state with these attributes (by slot) and relationships recorded (`nil`: not recorded).
+    init(attributes: [AttributeValue?], relationships: [[ManagedObjectID]?], version: Int64) {
+        self.attributes = attributes.indices.compactMap { i in attributes[i].map { (i, $0) } }
+        self.relationships = relationships
+        self.version = version
+    }
+
+    /// The recorded value of attribute `index`, `nil` when it has not changed since the state was recorded.
+    func attribute(_ index: Int) -> AttributeValue? {
+        let place = position(ofAttribute: index)
+        return place < attributes.count && attributes[place].slot == index ? attributes[place].value : nil
+    }
+
+    /// Where attribute `index` is or would go among the recorded ones (a binary search by slot).
+    private func position(ofAttribute index: Int) -> Int {
+        var (low, high) = (0, attributes.count)
+        while low < high {
+            let middle = low + (high - low) / 2
+            if attributes[middle].slot < index { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The recorded destinations of relationship `index`, `nil` when it has not changed since.
+    func relationship(_ index: Int) -> [ManagedObjectID]? {
+        index < relationships.count ? relationships[index] : nil
+    }
+
+    /// Records attribute `index`'s value unless it is recorded already.
+    mutating func record(_ value: @autoclosure () -> AttributeValue, attribute index: Int) {
+        let place = position(ofAttribute: index)
+        if place < attributes.count, attributes[place].slot == index { return }
+        // Attributes are mostly changed in slot order or one alone: most records go at the end.
+        if place == attributes.count {
+            attributes.append((index, value()))
+        } else {
+            attributes.insert((index, value()), at: place)
+        }
+    }
+
+    /// Records relationship `index`'s destinations (one of `count`).
+    mutating func record(_ ids: [ManagedObjectID], relationship index: Int, of count: Int) {
+        if relationships.isEmpty { relationships = Array(repeating: nil, count: count) }
+        relationships[index] = ids
+    }
+
+    /// Changes every recorded relationship's IDs (temporary IDs made permanent).
+    mutating func mapRelationshipIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) {
+        relationships = relationships.map { $0?.map(transform) }
+    }
 }
 
 /// The original states of a context's changed objects by object identity: kept in an array, each object's place in

@@ -11,7 +11,8 @@ extension ManagedObject {
         for (i, attribute) in entity.attributes.enumerated() {
             let value = try attributeValue(at: i)
             if let original {
-                if value != original.attributes[i] { result[attribute.name] = PredicateValue(value) }
+                // An attribute not recorded is unchanged.
+                if let then = original.attribute(i), value != then { result[attribute.name] = PredicateValue(value) }
             } else if !value.isNull {
                 result[attribute.name] = PredicateValue(value)
             }
@@ -19,7 +20,7 @@ extension ManagedObject {
         for (i, relationship) in entity.relationships.enumerated() {
             if let original {
                 // Never loaded and so never changed.
-                guard let then = original.relationships[i] else { continue }
+                guard let then = original.relationship(i) else { continue }
                 if try relationshipIDs(i) == then { continue }
             } else if try relationshipCount(i) == 0 {
                 continue
@@ -44,9 +45,14 @@ extension ManagedObject {
         var result: [String: PredicateValue] = [:]
         for name in names {
             if let i = entity.attributeIndex[name] {
-                result[name] = PredicateValue(original.attributes[i])
+                // Not recorded: unchanged, its value now is the committed one.
+                if let then = original.attribute(i) {
+                    result[name] = PredicateValue(then)
+                } else {
+                    result[name] = PredicateValue(try attributeValue(at: i))
+                }
             } else if let i = entity.relationshipIndex[name] {
-                guard let ids = original.relationships[i] else {
+                guard let ids = original.relationship(i) else {
                     result[name] = try value(forKey: name)
                     continue
                 }

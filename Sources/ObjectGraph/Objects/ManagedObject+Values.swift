@@ -437,13 +437,18 @@ extension ManagedObject {
         }
         // The context, loaded once and not retained: nothing below lets it go (no code of the app runs before the
         // observers are told, and they are told without it).
-        let unretained = tracked ? unretainedContext : nil
-        let recordsUndo = unretained?._withUnsafeGuaranteedRef { $0.recordsUndo } ?? false
+        let unretained = unretainedContext
+        let recordsUndo = tracked && (unretained?._withUnsafeGuaranteedRef { $0.recordsUndo } ?? false)
         // The value before: made only for undo and observers, which need it.
         let old: AttributeValue =
             recordsUndo || (tracked && observers != nil) ? raw ?? storage.value(index, layout: entity) : .null
         unretained?._withUnsafeGuaranteedRef { context in
-            context.willChange(self)
+            guard tracked else {
+                // Not a change the context is told of, but one the original state it records must not miss.
+                context.recordAttribute(index, of: self, storage: storage)
+                return
+            }
+            context.willChange(self, attribute: index, storage: storage)
             if recordsUndo {
                 context.registerUndo(self) { object in
                     object.undoing { () throws(ObjectGraphError) in

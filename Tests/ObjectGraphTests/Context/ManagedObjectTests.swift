@@ -330,6 +330,35 @@ struct ManagedObjectTests {
         #expect(try again.object(forKey: "parent")?.objectID == second.objectID)
     }
 
+    /// Attributes are recorded one at a time, each before its own first change: a primitive (untracked) set after
+    /// a tracked change of another attribute is still a change (reported, committed value kept, saved), an attribute
+    /// changed twice keeps its first value as the committed one, and one left alone is committed as it is.
+    @Test func eachAttributeIsRecordedBeforeItsOwnFirstChange() throws {
+        let context = try Shapes.context()
+        let leaf = try Shapes.leaf("a", context)
+        try leaf.setValue(.double(2), forKey: "weight")
+        try context.save()
+
+        try leaf.setValue(.string("b"), forKey: "name")
+        try leaf.setValue(.string("c"), forKey: "name")
+        try leaf.setPrimitiveValue(.double(5), forKey: "weight")
+        #expect(try Set(leaf.changedValues().keys) == ["name", "weight"])
+        #expect(
+            try leaf.committedValues(forKeys: ["name", "weight", "count"])
+                == ["name": .string("a"), "weight": .double(2), "count": .null])
+        // The tracked attribute set back: the untracked change still stands.
+        try leaf.setValue(.string("a"), forKey: "name")
+        #expect(leaf.hasChanges)
+        #expect(try Set(leaf.changedValues().keys) == ["weight"])
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try reader.existingObject(with: leaf.objectID).value(forKey: "weight") == .double(5))
+        // Set back after the save: nothing changed.
+        try leaf.setValue(.double(6), forKey: "weight")
+        try leaf.setValue(.double(5), forKey: "weight")
+        #expect(!leaf.hasChanges)
+    }
+
     @Test func obtainingPermanentIDsEarly() throws {
         let context = try Shapes.context()
         let leaf = try Shapes.leaf("a", context)
