@@ -610,12 +610,20 @@ public final class ManagedObjectContext {
     /// pending failure: the next save throws it.
     public func processPendingChanges() {
         var index = 0
+        var detachments = Detachments()
         while index < pendingDeletes.count {
             let object = pendingDeletes[index]
             index += 1
             object.prepareForDeletion()
             do {
-                try applyDeleteRules(object)
+                try applyDeleteRules(object, gathering: &detachments)
+            } catch {
+                recordFailure(error)
+            }
+        }
+        for group in detachments.groups {
+            do {
+                try group.destination.rawRemoveFromMany(group.relationship, all: group.objects)
             } catch {
                 recordFailure(error)
             }
@@ -625,26 +633,88 @@ public final class ManagedObjectContext {
         postObjectsDidChange()
     }
 
-    private func applyDeleteRules(_ object: ManagedObject) throws(ObjectGraphError) {
-        // Only the relationships a rule acts on are read (Deny is checked when saving, No Action does nothing).
+    /// The removals from unordered to-many relationships that the Nullify rules of one event's deletions make,
+    /// gathered by destination and relationship so that each relationship changes once: deleting the many members of
+    /// one group recorded a change of the group's members, compared the group with its original and made an undo
+    /// action per member.
+    struct Detachments {
+        /// One destination's relationship and the objects it loses, in the order they were deleted.
+        struct Group {
+            let destination: ManagedObject
+            let relationship: Int
+            var objects: [ManagedObject]
+        }
+        private(set) var groups: [Group] = []
+        /// Where each destination's relationship is in `groups`.
+        private var places: [Place: Int] = [:]
+
+        private struct Place: Hashable {
+            let destination: ObjectIdentifier
+            let relationship: Int
+        }
+
+        /// Notes that `object` leaves relationship `relationship` of `destination`.
+        mutating func add(_ object: ManagedObject, leaving relationship: Int, of destination: ManagedObject) {
+            // Deletions come in runs from one destination (the members of one group): the last group is tried first.
+            if let last = groups.indices.last, groups[last].destination === destination,
+                groups[last].relationship == relationship
+            {
+                groups[last].objects.append(object)
+                return
+            }
+            let place = Place(destination: ObjectIdentifier(destination), relationship: relationship)
+            if let i = places[place] {
+                groups[i].objects.append(object)
+            } else {
+                places[place] = groups.count
+                groups.append(Group(destination: destination, relationship: relationship, objects: [object]))
+            }
+        }
+    }
+
+    private func applyDeleteRules(_ object: ManagedObject, gathering detachments: inout Detachments)
+        throws(ObjectGraphError)
+    {
+        // Only the relationships a rule acts on are read (Deny is checked when saving, No Action does nothing). A
+        // to-one's destination is acted on as it is (no array made for it, per deleted object).
         for (i, rule, isToMany) in object.entity.deletePropagation {
-            let destinations: [ManagedObject] =
-                isToMany ? try object.toManyObjects(at: i) : try object.toOneObject(at: i).map { [$0] } ?? []
             switch rule {
             case .nullify:
-                for destination in destinations {
-                    if let inverse = object.inverseIndex(of: i, in: destination) {
-                        try destination.fireFault()
-                        try destination.detach(object, from: inverse)
+                if isToMany {
+                    for destination in try object.toManyObjects(at: i) {
+                        try nullify(object, relationship: i, in: destination, gathering: &detachments)
                     }
+                } else if let destination = try object.toOneObject(at: i) {
+                    try nullify(object, relationship: i, in: destination, gathering: &detachments)
                 }
             case .cascade:
-                for destination in destinations where !destination.isDeleted {
+                if isToMany {
+                    for destination in try object.toManyObjects(at: i) where !destination.isDeleted {
+                        try delete(destination, propagate: true)
+                    }
+                } else if let destination = try object.toOneObject(at: i), !destination.isDeleted {
                     try delete(destination, propagate: true)
                 }
             case .deny, .noAction:
                 break
             }
+        }
+    }
+
+    /// Takes the deleted `object` out of the inverse of its relationship `index` in `destination`.
+    private func nullify(
+        _ object: ManagedObject, relationship index: Int, in destination: ManagedObject,
+        gathering detachments: inout Detachments
+    ) throws(ObjectGraphError) {
+        guard let inverse = object.inverseIndex(of: index, in: destination) else { return }
+        try destination.fireFault()
+        // An unordered to-many loses its deleted members together, once the event's rules have run (an ordered one
+        // now: each undo puts its object back where it was).
+        let layout = destination.entity
+        if layout.relationshipShapes[inverse].isToMany, !layout.relationships[inverse].isOrdered {
+            detachments.add(object, leaving: inverse, of: destination)
+        } else {
+            try destination.detach(object, from: inverse)
         }
     }
 

@@ -201,6 +201,39 @@ extension ManagedObject {
         observers?.notify(entity.relationships[index].name, old: .object(object), new: .null)
     }
 
+    /// Removes `objects` from unordered to-many relationship `index` at once: one change recorded (its original
+    /// destinations listed once, the object compared with its original once) and one undo action, where removing
+    /// them one by one made each of these per object. Objects not in the relationship are skipped.
+    func rawRemoveFromMany(_ index: Int, all objects: [ManagedObject]) throws(ObjectGraphError) {
+        try fireFault()
+        try resolve(index)
+        guard case .toMany(var collection) = relationshipSlots[index],
+            objects.contains(where: { collection.contains($0) })
+        else { return }
+        // Not retained: nothing here lets the context go (the observers are told after).
+        let unretained = unretainedContext
+        unretained?._withUnsafeGuaranteedRef { $0.willChange(self, relationship: index) }
+        relationshipSlots[index] = .unresolvedToOne(nil)
+        var removed: [ManagedObject] = []
+        removed.reserveCapacity(objects.count)
+        for object in objects where collection.remove(object, keepingOrder: false) != nil { removed.append(object) }
+        relationshipSlots[index] = .toMany(collection)
+        unretained?._withUnsafeGuaranteedRef { context in
+            guard context.recordsUndo else { return }
+            context.registerUndo(self) { owner in
+                owner.undoing { () throws(ObjectGraphError) in
+                    // Put back as undoing one removal after another would: the last removed first.
+                    for object in removed.reversed() { try owner.rawInsertIntoMany(index, object, at: nil) }
+                }
+            }
+        }
+        unretained?._withUnsafeGuaranteedRef { $0.didChange(self) }
+        if let observers {
+            let name = entity.relationships[index].name
+            for object in removed { observers.notify(name, old: .object(object), new: .null) }
+        }
+    }
+
     /// The destinations of relationship `index` as IDs without reading anything from the store; `nil` for a to-many
     /// relationship that is still a fault.
     func loadedRelationshipIDs(_ index: Int) -> [ManagedObjectID]? {

@@ -80,6 +80,47 @@ struct DeleteRuleTests {
         #expect(sales.loadedRelationshipCount(slot) == 1)
     }
 
+    /// Deleting many members of unordered to-many relationships (the employees of two departments, in turns) takes
+    /// them out of each relationship at the end of the event: every one leaves, each observer hears of each, the
+    /// departments are changed, undo brings every member back, and a save stores the departments empty.
+    @Test func deletedMembersLeaveTheirGroupsTogether() throws {
+        let context = try Company.context(departmentRule: .nullify)
+        context.undoManager = UndoManager()
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob", "Cy"], in: context)
+        let it = try Company.department("IT", staff: ["Dee", "Eve"], in: context)
+        try context.save()
+        let staff = try Company.names(context, "Employee")
+        #expect(staff == ["Ann", "Bob", "Cy", "Dee", "Eve"])
+        var heard: [String] = []
+        let token = sales.observe("employees") { change in heard.append(change.key) }
+        // In turns: Sales, IT, Sales, IT, Sales (the last group tried first, then the table).
+        let employees = try context.fetch(
+            FetchRequest(entityName: "Employee", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        for name in ["Ann", "Dee", "Bob", "Eve", "Cy"] {
+            context.delete(try #require(employees.first { try $0.attributeValue(forKey: "name") == .string(name) }))
+        }
+        context.processPendingChanges()
+        #expect(try sales.objects(forKey: "employees").isEmpty)
+        #expect(try it.objects(forKey: "employees").isEmpty)
+        #expect(heard.count == 3)
+        #expect(context.updatedObjects.contains { $0 === sales } && context.updatedObjects.contains { $0 === it })
+        #expect(try Set(sales.changedValues().keys) == ["employees"])
+        context.undo()
+        #expect(!context.hasChanges)
+        #expect(
+            try Set(sales.objects(forKey: "employees").map { try $0.attributeValue(forKey: "name") })
+                == [.string("Ann"), .string("Bob"), .string("Cy")])
+        #expect(try it.objects(forKey: "employees").count == 2)
+        context.redo()
+        try context.save()
+        token.cancel()
+        let other = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try Company.names(other, "Employee").isEmpty)
+        let stored = try other.fetch(FetchRequest(entityName: "Department"))
+        #expect(stored.count == 2)
+        #expect(try stored.allSatisfy { try $0.objects(forKey: "employees").isEmpty })
+    }
+
     @Test func undoingADeleteRestoresTheGraph() throws {
         let context = try Company.context(departmentRule: .cascade)
         let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
