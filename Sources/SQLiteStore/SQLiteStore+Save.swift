@@ -203,11 +203,12 @@ extension SQLiteStore {
         }
     }
 
-    /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`: its entity, the positions in the entity's column
-    /// plan of the properties it writes, its text and prepared statement with the database's statement generation
+    /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`: its entity, the changed keys it was made for
+    /// and the positions in the entity's column plan of the properties they write, its text and prepared statement with the database's statement generation
     /// then, and the entity's plan, layout and plan index. A class: taken from the store once per row.
     final class LastUpdate {
         let entity: String
+        let keys: Set<String>
         let positions: [Int]
         let sql: String
         let statement: OpaquePointer
@@ -217,10 +218,11 @@ extension SQLiteStore {
         let index: PlanIndex
 
         init(
-            entity: String, positions: [Int], sql: String, statement: OpaquePointer, generation: Int,
-            plan: [ColumnSource], layout: EntityLayout, index: PlanIndex
+            entity: String, keys: Set<String>, positions: [Int], sql: String, statement: OpaquePointer,
+            generation: Int, plan: [ColumnSource], layout: EntityLayout, index: PlanIndex
         ) {
             self.entity = entity
+            self.keys = keys
             self.positions = positions
             self.sql = sql
             self.statement = statement
@@ -528,32 +530,51 @@ extension SQLiteStore {
             throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
         }
         let index = last?.index ?? planIndex(of: entityName, plan: plan, layout: layout)
-        let positions = planPositions(of: keys, index, layout: layout)
+        // The same keys as the last row's write the same plan entries (one changed attribute's keys are one set, the
+        // layout's: equal at once by their storage).
+        let positions: [Int]
+        if let last, last.keys == keys {
+            positions = last.positions
+        } else {
+            positions = planPositions(of: keys, index, layout: layout)
+        }
         // The same plan entries as the last row's write the same columns: its statement applies.
         let kept = last.flatMap {
             $0.positions == positions && $0.generation == database.statementGeneration ? $0 : nil
         }
-        var columns: [String] = []
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(positions.count + 3)
-        values.append(.integer(update.snapshot.version))
-        try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
-            try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
-                if kept == nil { columns.append(column) }
-                values.append(value)
-            }
-        }
-        values.append(.integer(update.snapshot.objectID.primaryKey))
-        values.append(.integer(update.expectedVersion))
         if let kept {
-            try database.step(kept.statement, values, sql: kept.sql)
+            // Bound as they come (no list of values made per row): the new version, the columns, the key, the
+            // version expected. A failure before the step leaves only bindings, which the next use replaces.
+            let statement = kept.statement
+            var parameter: Int32 = 1
+            try database.bind(statement, parameter, .integer(update.snapshot.version))
+            try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
+                try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) {
+                    (_, value) throws(SQLiteStoreError) in
+                    parameter += 1
+                    try database.bind(statement, parameter, value)
+                }
+            }
+            try database.bind(statement, parameter + 1, .integer(update.snapshot.objectID.primaryKey))
+            try database.bind(statement, parameter + 2, .integer(update.expectedVersion))
+            try database.step(statement, sql: kept.sql)
         } else {
+            var columns: [String] = []
+            var values: [SQLiteValue] = [.integer(update.snapshot.version)]
+            try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
+                try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
+                    columns.append(column)
+                    values.append(value)
+                }
+            }
+            values.append(.integer(update.snapshot.objectID.primaryKey))
+            values.append(.integer(update.expectedVersion))
             let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
             let sql =
                 "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"
             let statement = try database.statement(sql)
             lastUpdateSQL = LastUpdate(
-                entity: entityName, positions: positions, sql: sql, statement: statement,
+                entity: entityName, keys: keys, positions: positions, sql: sql, statement: statement,
                 generation: database.statementGeneration, plan: plan, layout: layout, index: index)
             try database.step(statement, values, sql: sql)
         }
