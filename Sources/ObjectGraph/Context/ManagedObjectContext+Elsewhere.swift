@@ -31,10 +31,17 @@ extension ManagedObjectContext {
 
     /// Throws a kept failure, or every failed rule, for the changes as they stand.
     func checkValidation() throws(ContextError) {
+        try checkValidation(insertedObjects, updatedObjects, deletedObjects)
+    }
+
+    /// Throws a kept failure, or every failed rule, for these inserted, updated and deleted objects.
+    func checkValidation(
+        _ insertedObjects: [ManagedObject], _ updatedObjects: [ManagedObject], _ deletedObjects: [ManagedObject]
+    ) throws(ContextError) {
         if let failure = pendingFailures.first { throw .object(failure) }
         let errors: [ObjectValidationError]
         do {
-            errors = try validationErrors()
+            errors = try validationErrors(insertedObjects, updatedObjects, deletedObjects)
         } catch {
             throw .object(error)
         }

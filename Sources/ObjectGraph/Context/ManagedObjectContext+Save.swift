@@ -19,17 +19,24 @@ extension ManagedObjectContext {
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
         for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
         processPendingChanges()
-        let derived = try updateDerivedAttributes(insertedObjects + updatedObjects)
+        // The change sets read once for the derived values, the checks and the writes (each read lists and retains
+        // every changed object), and again only if something in between added or removed one.
+        var insertedNow = insertedObjects
+        var updatedNow = updatedObjects
+        var deletedNow = deletedObjects
+        let mutations = changeSetMutations
+        let derived = try updateDerivedAttributes(insertedNow, updatedNow)
         // Validated just before (validateForSave, nothing changed since, no derived values set): not again.
         if validatedGeneration == changeGeneration && !derived {
             if let failure = pendingFailures.first { throw .object(failure) }
         } else {
-            try checkValidation()
+            try checkValidation(insertedNow, updatedNow, deletedNow)
         }
-
-        let insertedNow = insertedObjects
-        let updatedNow = updatedObjects
-        let deletedNow = deletedObjects
+        if changeSetMutations != mutations {
+            insertedNow = insertedObjects
+            updatedNow = updatedObjects
+            deletedNow = deletedObjects
+        }
         let droppedNow = inserted.objects.filter(\.isDeleted)
         try obtainPermanentIDs(for: insertedNow)
 
@@ -294,11 +301,22 @@ extension ManagedObjectContext {
     ///   gives a value that does not fit the attribute: the save writes nothing.
     /// - Returns: whether any derived attribute was set.
     @discardableResult
-    func updateDerivedAttributes(_ objects: [ManagedObject]) throws(ContextError) -> Bool {
+    func updateDerivedAttributes(_ lists: [ManagedObject]...) throws(ContextError) -> Bool {
         var setAny = false
         var parsed: [String: ObjectExpression] = [:]
         let composites = Dictionary(
             persistentStoreCoordinator.model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for objects in lists {
+            setAny = try updateDerivedAttributes(objects, parsed: &parsed, composites: composites) || setAny
+        }
+        return setAny
+    }
+
+    /// Sets the derived attributes of `objects` (see ``updateDerivedAttributes(_:)``), the expressions parsed once.
+    private func updateDerivedAttributes(
+        _ objects: [ManagedObject], parsed: inout [String: ObjectExpression], composites: [String: CompositeDescription]
+    ) throws(ContextError) -> Bool {
+        var setAny = false
         for object in objects where !object.isDeleted {
             for attribute in object.entity.derivedAttributes {
                 guard let text = attribute.derivationExpression else { continue }

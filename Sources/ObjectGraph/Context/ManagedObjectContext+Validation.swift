@@ -4,6 +4,14 @@ extension ManagedObjectContext {
     /// Every failure of the model's rules and the objects' own validation for the pending save.
     /// - Throws: ``ObjectGraphError`` when a value needed to check a rule cannot be read.
     func validationErrors() throws(ObjectGraphError) -> [ObjectValidationError] {
+        try validationErrors(insertedObjects, updatedObjects, deletedObjects)
+    }
+
+    /// The failures of these inserted, updated and deleted objects (the change sets as they stand, read by the
+    /// caller: a save reads them once for its derived values, its checks and its writes).
+    func validationErrors(
+        _ insertedObjects: [ManagedObject], _ updatedObjects: [ManagedObject], _ deletedObjects: [ManagedObject]
+    ) throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
         for object in insertedObjects {
             errors += try Self.modelRuleErrors(object)

@@ -145,6 +145,9 @@ public final class ManagedObjectContext {
 
     func bumpGeneration() { changeGeneration &+= 1 }
 
+    /// Moves whenever an object joins or leaves the inserted, updated or deleted set (each only counts up).
+    var changeSetMutations: Int { inserted.mutations &+ updated.mutations &+ deleted.mutations }
+
     /// The ``changeGeneration`` at which ``validateForSave()`` last passed: a save right after it (nothing changed
     /// in between) does not check every rule again.
     var validatedGeneration: UInt64?

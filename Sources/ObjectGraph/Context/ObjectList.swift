@@ -3,6 +3,9 @@ struct ObjectList {
     private var order: [ManagedObject?] = []
     private var positions = IdentityPositions()
     private var holes = 0
+    /// How many times an object was added or removed (or all were): lists read before and after some code are the
+    /// same lists when this has not moved.
+    private(set) var mutations = 0
 
     var isEmpty: Bool { positions.count == 0 }
     var count: Int { positions.count }
@@ -14,11 +17,13 @@ struct ObjectList {
     mutating func insert(_ object: ManagedObject) {
         guard positions.insert(object, at: order.count) else { return }
         order.append(object)
+        mutations &+= 1
     }
 
     mutating func remove(_ object: ManagedObject) {
         guard let position = positions.remove(object) else { return }
         order[position] = nil
+        mutations &+= 1
         holes += 1
         if holes > 64 && holes > order.count / 2 { compact() }
     }
@@ -27,6 +32,7 @@ struct ObjectList {
         order = []
         positions = IdentityPositions()
         holes = 0
+        mutations &+= 1
     }
 
     private mutating func compact() {

@@ -49,6 +49,20 @@ enum Shapes {
     }
 }
 
+/// A leaf whose validation, when it is named "toucher", renames the first leaf it finds that is not itself (bad
+/// practice, but the change must not be lost by the save that validated it).
+final class Touching: ManagedObject {
+    override func validateForUpdate() throws(ObjectValidationError) {
+        guard (try? attributeValue(forKey: "name")) == .string("toucher"), let context = managedObjectContext else {
+            return
+        }
+        for object in context.registeredObjects where object !== self {
+            try? object.setValue(.string("touched"), forKey: "name")
+            return
+        }
+    }
+}
+
 final class Hooked: ManagedObject {
     nonisolated(unsafe) static var log: [String] = []
     override func awakeFromInsert() {
@@ -282,6 +296,22 @@ struct ManagedObjectTests {
             Hooked.log == [
                 "awakeFromInsert", "willSave", "didSave", "awakeFromFetch", "prepareForDeletion", "willSave", "didSave",
             ])
+    }
+
+    /// A save reads its change sets once for derived values, checks and writes, and again when a check changed
+    /// them: an object an object's validation changed is saved with the rest.
+    @Test func aChangeMadeWhileValidatingIsSaved() throws {
+        let context = try Shapes.context()
+        context.persistentStoreCoordinator.registerClass(Touching.self, forEntityName: "Leaf")
+        let toucher = try Shapes.leaf("a", context)
+        let other = try Shapes.leaf("b", context)
+        try context.save()
+        try toucher.setValue(.string("toucher"), forKey: "name")
+        try context.save()
+        #expect(try other.value(forKey: "name") == .string("touched"))
+        #expect(!context.hasChanges)
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try reader.existingObject(with: other.objectID).value(forKey: "name") == .string("touched"))
     }
 
     @Test func changedAndCommittedValues() throws {
