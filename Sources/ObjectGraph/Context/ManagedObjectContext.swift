@@ -568,17 +568,18 @@ public final class ManagedObjectContext {
         let layout = object.entity
         guard let storage = object.storage else { return true }
         let hasRawValues = object.flags.contains(.hasRawValues)
-        for (i, then) in original.attributes {
-            // Only recorded attributes can differ (in slot order). Compared in the slot (no value made) unless a raw
-            // value stands for it.
+        // Only recorded attributes can differ (in slot order). Compared in the slot (no value made) unless a raw value
+        // stands for it.
+        let wentThrough = original.forEachAttribute { (i, then) in
             let same =
                 if hasRawValues, let raw = object.rawValue(at: i) {
                     raw == then
                 } else {
                     storage.holds(i, then, layout: layout)
                 }
-            if !same, !body(.attribute(i)) { return false }
+            return same || body(.attribute(i))
         }
+        if !wentThrough { return false }
         for i in layout.relationships.indices {
             // A relationship never loaded since the first change is unchanged.
             guard let then = original.relationship(i), let count = object.loadedRelationshipCount(i) else { continue }

@@ -167,8 +167,11 @@ struct IdentityPositions {
 /// Every change of an attribute of an object with a recorded state records the attribute first (tracked or not:
 /// ``ManagedObject/setAttribute(at:_:tracked:)``); a merge that replaces values records the new state whole.
 struct OriginalState {
-    /// The recorded attributes' slots and values, in slot order (few: those changed).
-    private(set) var attributes: [(slot: Int, value: AttributeValue)]
+    /// The one attribute recorded, when there is one only (the usual change): kept without an array, which cost an
+    /// allocation and its release per changed object.
+    private var single: (slot: Int, value: AttributeValue)?
+    /// The recorded attributes' slots and values in slot order, when there are two or more (`single` is then nil).
+    private var several: [(slot: Int, value: AttributeValue)]
     /// Each relationship's recorded destinations by slot (`nil`: not recorded); empty until one is recorded.
     private(set) var relationships: [[ManagedObjectID]?]
     /// The object's version when it was read.
@@ -176,49 +179,72 @@ struct OriginalState {
 
     /// A state with nothing recorded yet.
     init(version: Int64) {
-        attributes = []
+        single = nil
+        several = []
         relationships = []
         self.version = version
     }
 
     /// A state with these attributes (by slot) and relationships recorded (`nil`: not recorded).
     init(attributes: [AttributeValue?], relationships: [[ManagedObjectID]?], version: Int64) {
-        self.attributes = attributes.indices.compactMap { i in attributes[i].map { (i, $0) } }
+        let recorded = attributes.indices.compactMap { i in attributes[i].map { (slot: i, value: $0) } }
+        (single, several) = recorded.count == 1 ? (recorded[0], []) : (nil, recorded)
         self.relationships = relationships
         self.version = version
     }
 
     /// The recorded value of attribute `index`, `nil` when it has not changed since the state was recorded.
     func attribute(_ index: Int) -> AttributeValue? {
+        if let single { return single.slot == index ? single.value : nil }
         let place = position(ofAttribute: index)
-        return place < attributes.count && attributes[place].slot == index ? attributes[place].value : nil
+        return place < several.count && several[place].slot == index ? several[place].value : nil
     }
 
-    /// Where attribute `index` is or would go among the recorded ones (a binary search by slot).
+    /// Calls `body` with each recorded attribute's slot and value, in slot order, while it returns `true`: whether it
+    /// went through them all.
+    func forEachAttribute(_ body: (Int, AttributeValue) -> Bool) -> Bool {
+        if let single { return body(single.slot, single.value) }
+        for (slot, value) in several where !body(slot, value) { return false }
+        return true
+    }
+
+    /// Where attribute `index` is or would go among `several` (a binary search by slot).
     private func position(ofAttribute index: Int) -> Int {
-        var (low, high) = (0, attributes.count)
+        var (low, high) = (0, several.count)
         while low < high {
             let middle = low + (high - low) / 2
-            if attributes[middle].slot < index { low = middle + 1 } else { high = middle }
+            if several[middle].slot < index { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+
+    /// Records attribute `index`'s value unless it is recorded already.
+    mutating func record(_ value: @autoclosure () -> AttributeValue, attribute index: Int) {
+        if let first = single {
+            if first.slot == index { return }
+            // A second attribute: both go to the list, in slot order.
+            let second = (slot: index, value: value())
+            several = first.slot < index ? [first, second] : [second, first]
+            single = nil
+            return
+        }
+        if several.isEmpty {
+            single = (index, value())
+            return
+        }
+        let place = position(ofAttribute: index)
+        if place < several.count, several[place].slot == index { return }
+        // Attributes are mostly changed in slot order: most records go at the end.
+        if place == several.count {
+            several.append((index, value()))
+        } else {
+            several.insert((index, value()), at: place)
+        }
     }
 
     /// The recorded destinations of relationship `index`, `nil` when it has not changed since.
     func relationship(_ index: Int) -> [ManagedObjectID]? {
         index < relationships.count ? relationships[index] : nil
-    }
-
-    /// Records attribute `index`'s value unless it is recorded already.
-    mutating func record(_ value: @autoclosure () -> AttributeValue, attribute index: Int) {
-        let place = position(ofAttribute: index)
-        if place < attributes.count, attributes[place].slot == index { return }
-        // Attributes are mostly changed in slot order or one alone: most records go at the end.
-        if place == attributes.count {
-            attributes.append((index, value()))
-        } else {
-            attributes.insert((index, value()), at: place)
-        }
     }
 
     /// Records relationship `index`'s destinations (one of `count`).

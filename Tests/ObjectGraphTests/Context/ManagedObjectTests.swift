@@ -387,6 +387,21 @@ struct ManagedObjectTests {
         try leaf.setValue(.double(6), forKey: "weight")
         try leaf.setValue(.double(5), forKey: "weight")
         #expect(!leaf.hasChanges)
+
+        // Three attributes changed against their slot order (count, then name, then weight between them).
+        try leaf.setValue(.integer(3), forKey: "count")
+        try leaf.setValue(.string("n"), forKey: "name")
+        try leaf.setValue(.double(7), forKey: "weight")
+        try leaf.setValue(.string("m"), forKey: "name")
+        #expect(try Set(leaf.changedValues().keys) == ["count", "name", "weight"])
+        #expect(
+            try leaf.committedValues(forKeys: ["count", "name", "weight"])
+                == ["count": .null, "name": .string("a"), "weight": .double(5)])
+        try leaf.setValue(.string("a"), forKey: "name")
+        try leaf.setValue(.null, forKey: "count")
+        #expect(try Set(leaf.changedValues().keys) == ["weight"])
+        try leaf.setValue(.double(5), forKey: "weight")
+        #expect(!leaf.hasChanges)
     }
 
     @Test func obtainingPermanentIDsEarly() throws {
