@@ -302,7 +302,7 @@ struct BinaryStoreEncoder {
                 )
             }
             // (Only a decimal or a composite value, after conversion of the attribute's type, can hold one.)
-            guard column.type != .decimal && column.type != .composite || !converted.holdsDecimalNaN else {
+            guard (column.type != .decimal && column.type != .composite) || !converted.holdsDecimalNaN else {
                 throw StoreError(
                     .unsupported,
                     "\(plan.name).\(column.attribute.name) of \(snapshot.objectID) is a decimal NaN, which no store file can hold; not written"

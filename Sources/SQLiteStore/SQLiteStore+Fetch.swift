@@ -847,7 +847,8 @@ extension SQLiteStore {
     static let linkReadsBeforeMap = 5_000
 
     /// The fewest links read through joins with a table that has an index on `Z_ENT` before a map of its exceptions
-    /// is tried (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:shape:)``): about what that try costs when it fails.
+    /// is tried (``EntityNumbers/mostlyOne(_:from:known:likely:atMost:shape:)``): about what that try costs when it
+    /// fails.
     static let linkReadsBeforeIndexedMap = 1_000
 
     /// Reads links (destination key, owner key) in owner order, each destination's entity from `numbers`: as the join

@@ -204,8 +204,9 @@ extension SQLiteStore {
     }
 
     /// What ``SQLiteStore/lastUpdateSQL`` keeps of the last `UPDATE`: its entity, the changed keys it was made for
-    /// and the positions in the entity's column plan of the properties they write, its text and prepared statement with the database's statement generation
-    /// then, and the entity's plan, layout and plan index. A class: taken from the store once per row.
+    /// and the positions in the entity's column plan of the properties they write, its text and prepared statement
+    /// with the database's statement generation then, and the entity's plan, layout and plan index. A class: taken
+    /// from the store once per row.
     final class LastUpdate {
         let entity: String
         let keys: Set<String>

@@ -306,18 +306,8 @@ extension ManagedObjectContext {
         var parsed: [String: ObjectExpression] = [:]
         let composites = Dictionary(
             persistentStoreCoordinator.model.composites.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        for objects in lists {
-            setAny = try updateDerivedAttributes(objects, parsed: &parsed, composites: composites) || setAny
-        }
-        return setAny
-    }
-
-    /// Sets the derived attributes of `objects` (see ``updateDerivedAttributes(_:)``), the expressions parsed once.
-    private func updateDerivedAttributes(
-        _ objects: [ManagedObject], parsed: inout [String: ObjectExpression], composites: [String: CompositeDescription]
-    ) throws(ContextError) -> Bool {
-        var setAny = false
-        for object in objects where !object.isDeleted {
+        // The lists gone through in turn, not joined into a new one.
+        for object in lists.joined() where !object.isDeleted {
             for attribute in object.entity.derivedAttributes {
                 guard let text = attribute.derivationExpression else { continue }
                 let place = "\(object.objectID): derived attribute \(attribute.name) (\(text))"
