@@ -188,6 +188,26 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Whether SQLite's plan for `sql` sorts its rows in a temporary b-tree for its `ORDER BY` (from `EXPLAIN QUERY
+    /// PLAN`, prepared and let go here: not kept with the statements). Parameters need no values for the plan.
+    func sortsInTemporaryTree(_ sql: String) throws(SQLiteStoreError) -> Bool {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, "EXPLAIN QUERY PLAN " + sql, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        guard status == SQLITE_OK, let statement else { throw error(status, "preparing \(sql.prefix(200))") }
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return false }
+            guard step == SQLITE_ROW else { throw error(step, "planning \(sql.prefix(200))") }
+            // The columns are id, parent, notused and detail.
+            if let detail = sqlite3_column_text(statement, 3),
+                String(cString: detail).contains("TEMP B-TREE FOR ORDER BY")
+            {
+                return true
+            }
+        }
+    }
+
     /// Runs a statement with bindings and calls `row` for each result row.
     func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (OpaquePointer) throws(SQLiteStoreError) -> Void)
         throws(SQLiteStoreError)
