@@ -75,12 +75,20 @@ extension SQLiteStore {
                 for name in Set(request.inserted.map(\.objectID.entityName)) { try addPendingPrimaryKeyRows(for: name) }
             }
             try insertRows(request.inserted)
-            // By index: each update is read where it is, not copied.
-            for i in request.updated.indices {
-                if try !updateRow(request.updated[i]) {
-                    conflicts.append(
-                        try conflict(request.updated[i].snapshot.objectID, request.updated[i].expectedVersion))
+            // Through a buffer: each update is read where it is, not copied (a copy retains each of its parts).
+            let updatedWithToMany = try request.updated.withUnsafeBufferPointer {
+                (updated) throws(SQLiteStoreError) -> [Int] in
+                guard let first = updated.baseAddress else { return [] }
+                var withToMany: [Int] = []
+                for i in updated.indices {
+                    if try !updateRow(first + i) {
+                        conflicts.append(try conflict(updated[i].snapshot.objectID, updated[i].expectedVersion))
+                    }
+                    if let snapshot = (first + i).pointer(to: \.snapshot), ObjectSnapshot.hasToMany(snapshot) {
+                        withToMany.append(i)
+                    }
                 }
+                return withToMany
             }
             if conflicts.isEmpty {
                 // Through a buffer: each inserted snapshot is read where it is, not copied.
@@ -94,11 +102,11 @@ extension SQLiteStore {
                         inserted.baseAddress.map { ObjectSnapshot.hasToMany($0 + i) } ?? false
                     }
                     for i in withToMany { try clearHiddenKeys(inserted[i], only: nil) }
-                    for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
+                    for i in updatedWithToMany {
                         try clearHiddenKeys(request.updated[i].snapshot, only: request.updated[i].changedKeys)
                     }
                     for i in withToMany { try writeToMany(inserted[i], only: nil) }
-                    for i in request.updated.indices where request.updated[i].snapshot.hasToMany {
+                    for i in updatedWithToMany {
                         try writeToMany(request.updated[i].snapshot, only: request.updated[i].changedKeys)
                     }
                     return highestKeys(of: inserted)
@@ -513,9 +521,12 @@ extension SQLiteStore {
 
     /// Writes the changed columns of a row if its version is still the expected one; `false` when it is not (or the
     /// row is gone).
-    private func updateRow(_ update: ObjectUpdate) throws(SQLiteStoreError) -> Bool {
-        let entityName = update.snapshot.objectID.entityName
-        var keys = update.changedKeys
+    private func updateRow(_ update: UnsafePointer<ObjectUpdate>) throws(SQLiteStoreError) -> Bool {
+        guard let snapshot = update.pointer(to: \.snapshot) else {
+            throw SQLiteStoreError(.malformed, path: database.path, "an update without its snapshot's place")
+        }
+        let entityName = snapshot.pointee.objectID.entityName
+        var keys = update.pointee.changedKeys
         if !triggerMaintained.isEmpty {
             // A count the store's triggers keep is theirs to write (they run as the rows it counts change).
             for entity in [entityName] + model.ancestors(of: entityName) {
@@ -548,28 +559,24 @@ extension SQLiteStore {
             // version expected. A failure before the step leaves only bindings, which the next use replaces.
             let statement = kept.statement
             var parameter: Int32 = 1
-            try database.bind(statement, parameter, .integer(update.snapshot.version))
-            try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
-                try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) {
-                    (_, value) throws(SQLiteStoreError) in
-                    parameter += 1
-                    try database.bind(statement, parameter, value)
-                }
+            try database.bind(statement, parameter, .integer(snapshot.pointee.version))
+            try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) {
+                (_, value) throws(SQLiteStoreError) in
+                parameter += 1
+                try database.bind(statement, parameter, value)
             }
-            try database.bind(statement, parameter + 1, .integer(update.snapshot.objectID.primaryKey))
-            try database.bind(statement, parameter + 2, .integer(update.expectedVersion))
+            try database.bind(statement, parameter + 1, .integer(snapshot.pointee.objectID.primaryKey))
+            try database.bind(statement, parameter + 2, .integer(update.pointee.expectedVersion))
             try database.step(statement, sql: kept.sql)
         } else {
             var columns: [String] = []
-            var values: [SQLiteValue] = [.integer(update.snapshot.version)]
-            try withUnsafePointer(to: update.snapshot) { (snapshot) throws(SQLiteStoreError) in
-                try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
-                    columns.append(column)
-                    values.append(value)
-                }
+            var values: [SQLiteValue] = [.integer(snapshot.pointee.version)]
+            try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
+                columns.append(column)
+                values.append(value)
             }
-            values.append(.integer(update.snapshot.objectID.primaryKey))
-            values.append(.integer(update.expectedVersion))
+            values.append(.integer(snapshot.pointee.objectID.primaryKey))
+            values.append(.integer(update.pointee.expectedVersion))
             let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
             let sql =
                 "UPDATE \(schema.table(of: entityName)) SET Z_OPT = ?\(sets) WHERE Z_PK = ? AND IFNULL(Z_OPT, 0) = ?"

@@ -17,14 +17,22 @@ extension ManagedObjectContext {
         post(
             ContextNotification(
                 name: .willSave, inserted: [], updated: [], deleted: [], refreshed: [], savedChanges: nil))
-        for object in insertedObjects + updatedObjects + deletedObjects { object.willSave() }
-        processPendingChanges()
-        // The change sets read once for the derived values, the checks and the writes (each read lists and retains
-        // every changed object), and again only if something in between added or removed one.
+        // The change sets read once for willSave, the derived values, the checks and the writes (each read lists and
+        // retains every changed object), and again whenever something in between added or removed one.
         var insertedNow = insertedObjects
         var updatedNow = updatedObjects
         var deletedNow = deletedObjects
-        let mutations = changeSetMutations
+        var mutations = changeSetMutations
+        for list in [insertedNow, updatedNow, deletedNow] {
+            for object in list { object.willSave() }
+        }
+        processPendingChanges()
+        if changeSetMutations != mutations {
+            insertedNow = insertedObjects
+            updatedNow = updatedObjects
+            deletedNow = deletedObjects
+            mutations = changeSetMutations
+        }
         let derived = try updateDerivedAttributes(insertedNow, updatedNow)
         // Validated just before (validateForSave, nothing changed since, no derived values set): not again.
         if validatedGeneration == changeGeneration && !derived {

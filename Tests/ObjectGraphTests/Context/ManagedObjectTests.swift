@@ -63,6 +63,18 @@ final class Touching: ManagedObject {
     }
 }
 
+/// Names every other registered leaf in its `willSave` once it is named "toucher".
+final class TouchingBeforeSave: ManagedObject {
+    override func willSave() {
+        guard (try? attributeValue(forKey: "name")) == .string("toucher"), let context = managedObjectContext else {
+            return
+        }
+        for object in context.registeredObjects where object !== self {
+            try? object.setValue(.string("touched before saving"), forKey: "name")
+        }
+    }
+}
+
 final class Hooked: ManagedObject {
     nonisolated(unsafe) static var log: [String] = []
     override func awakeFromInsert() {
@@ -312,6 +324,22 @@ struct ManagedObjectTests {
         #expect(!context.hasChanges)
         let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
         #expect(try reader.existingObject(with: other.objectID).value(forKey: "name") == .string("touched"))
+    }
+
+    /// An object a `willSave` changes (one not changed before) is saved with the rest.
+    @Test func aChangeMadeInWillSaveIsSaved() throws {
+        let context = try Shapes.context()
+        context.persistentStoreCoordinator.registerClass(TouchingBeforeSave.self, forEntityName: "Leaf")
+        let toucher = try Shapes.leaf("a", context)
+        let other = try Shapes.leaf("b", context)
+        try context.save()
+        try toucher.setValue(.string("toucher"), forKey: "name")
+        try context.save()
+        #expect(try other.value(forKey: "name") == .string("touched before saving"))
+        #expect(!context.hasChanges)
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(
+            try reader.existingObject(with: other.objectID).value(forKey: "name") == .string("touched before saving"))
     }
 
     @Test func changedAndCommittedValues() throws {
