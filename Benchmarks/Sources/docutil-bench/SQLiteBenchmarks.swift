@@ -234,13 +234,17 @@ enum SQLiteBenchmarks {
     // MARK: - Raw C API
 
     /// The same table shape as the store's (primary key, entity, version, ten columns, the to-one key and its
-    /// index, an index on `number`), written and read with prepared statements.
+    /// index, an index on `number`) in a file made as the store's (incremental auto-vacuum, WAL), written and read
+    /// with prepared statements.
     enum Raw {
         final class Connection {
             var db: OpaquePointer?
-            init(_ url: URL) throws {
+            init(_ url: URL, creating: Bool = false) throws {
                 guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
                 else { throw BenchError.sqlite("open") }
+                // A new file is made as Core Data's are (and the store's must be): incremental auto-vacuum, whose
+                // pointer-map pages each page split updates. Set before WAL (afterwards a new file keeps none).
+                if creating { try exec("PRAGMA auto_vacuum = INCREMENTAL") }
                 try exec("PRAGMA journal_mode = WAL")
             }
             deinit { sqlite3_close_v2(db) }
@@ -266,7 +270,7 @@ enum SQLiteBenchmarks {
         static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
         static func insert(url: URL) throws {
-            let c = try Connection(url)
+            let c = try Connection(url, creating: true)
             try c.exec(
                 """
                 CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDONE INTEGER, \
