@@ -436,7 +436,9 @@ extension SQLiteStore {
         _ body: (ObjectSnapshot) -> Bool
     ) throws(SQLiteStoreError) {
         // The statement's columns, found once (not per row).
-        var layout: (columns: [String: Int32], key: Int32, entity: Int32, version: Int32?)? = nil
+        // (The positions apart from the names: read per row, they are copied without retaining anything.)
+        var columns: [String: Int32] = [:]
+        var layout: (key: Int32, entity: Int32, version: Int32?)? = nil
         var plans: [Int64: RowPlan] = [:]
         var last: (Int64, RowPlan)? = nil
         // The last destination of each to-one of the current plan, with the key (and entity number) it was read
@@ -458,9 +460,10 @@ extension SQLiteStore {
                 guard let key = found["Z_PK"], let entity = found["Z_ENT"] else {
                     throw SQLiteStoreError(.malformed, path: database.path, "\(table) has no Z_PK or Z_ENT column")
                 }
-                layout = (found, key, entity, found["Z_OPT"])
+                columns = found
+                layout = (key, entity, found["Z_OPT"])
             }
-            guard let (columns, pkIndex, entIndex, versionIndex) = layout else { return }
+            guard let (pkIndex, entIndex, versionIndex) = layout else { return }
             if let keeping, sqlite3_column_type(statement, pkIndex) == SQLITE_INTEGER,
                 !keeping(sqlite3_column_int64(statement, pkIndex))
             {
