@@ -39,13 +39,6 @@ struct KeyOrderedReadTests {
         return (coordinator, store)
     }
 
-    static func numbers(_ objects: [ManagedObject]) throws -> [Int64] {
-        try objects.map { object in
-            guard case .integer64(let n) = try object.attributeValue(forKey: "number") else { return -1 }
-            return n
-        }
-    }
-
     @Test func anIndexedRangeIsReadInKeyOrderWithoutSorting() throws {
         let (coordinator, store) = try Self.store()
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -53,7 +46,7 @@ struct KeyOrderedReadTests {
             entityName: "Item", predicate: try ObjectPredicate(format: "number >= 800 AND number < 900"))
         let fetched = try context.fetch(request)
         // Numbers fall as keys rise: key order is the numbers descending (the index would give them ascending).
-        #expect(try Self.numbers(fetched) == Array((800...899).reversed()))
+        #expect(try FetchLimitTests.numbers(fetched) == Array((800...899).reversed()))
         #expect(fetched.map(\.objectID.primaryKey) == fetched.map(\.objectID.primaryKey).sorted())
         #expect(fetched.filter { $0.entity.name == "SpecialItem" }.count == 34)
         // The statement read the keys from the index first.
@@ -63,11 +56,11 @@ struct KeyOrderedReadTests {
         // Only the sub-entity (a share of the table): the same.
         let specials = try context.fetch(
             FetchRequest(entityName: "SpecialItem", predicate: try ObjectPredicate(format: "number >= 800")))
-        #expect(try Self.numbers(specials) == stride(from: 998, through: 800, by: -3).map { Int64($0) })
+        #expect(try FetchLimitTests.numbers(specials) == stride(from: 998, through: 800, by: -3).map { Int64($0) })
 
         // A limit keeps the first in key order.
         request.fetchLimit = 5
-        #expect(try Self.numbers(try context.fetch(request)) == [899, 898, 897, 896, 895])
+        #expect(try FetchLimitTests.numbers(try context.fetch(request)) == [899, 898, 897, 896, 895])
     }
 
     @Test func aScanIsReadAsItIs() throws {

@@ -310,36 +310,24 @@ struct ManagedObjectTests {
             ])
     }
 
-    /// A save reads its change sets once for derived values, checks and writes, and again when a check changed
-    /// them: an object an object's validation changed is saved with the rest.
-    @Test func aChangeMadeWhileValidatingIsSaved() throws {
+    /// A save reads its change sets once for willSave, derived values, checks and writes, and again when one of
+    /// those changed them: an object another's validation (`validateForUpdate`) or `willSave` changed, one not
+    /// changed before, is saved with the rest.
+    @Test(arguments: ["validateForUpdate", "willSave"])
+    func aChangeMadeDuringTheSaveIsSaved(by hook: String) throws {
         let context = try Shapes.context()
-        context.persistentStoreCoordinator.registerClass(Touching.self, forEntityName: "Leaf")
+        let (kind, touched): (ManagedObject.Type, String) =
+            hook == "willSave" ? (TouchingBeforeSave.self, "touched before saving") : (Touching.self, "touched")
+        context.persistentStoreCoordinator.registerClass(kind, forEntityName: "Leaf")
         let toucher = try Shapes.leaf("a", context)
         let other = try Shapes.leaf("b", context)
         try context.save()
         try toucher.setValue(.string("toucher"), forKey: "name")
         try context.save()
-        #expect(try other.value(forKey: "name") == .string("touched"))
+        #expect(try other.value(forKey: "name") == .string(touched))
         #expect(!context.hasChanges)
         let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
-        #expect(try reader.existingObject(with: other.objectID).value(forKey: "name") == .string("touched"))
-    }
-
-    /// An object a `willSave` changes (one not changed before) is saved with the rest.
-    @Test func aChangeMadeInWillSaveIsSaved() throws {
-        let context = try Shapes.context()
-        context.persistentStoreCoordinator.registerClass(TouchingBeforeSave.self, forEntityName: "Leaf")
-        let toucher = try Shapes.leaf("a", context)
-        let other = try Shapes.leaf("b", context)
-        try context.save()
-        try toucher.setValue(.string("toucher"), forKey: "name")
-        try context.save()
-        #expect(try other.value(forKey: "name") == .string("touched before saving"))
-        #expect(!context.hasChanges)
-        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
-        #expect(
-            try reader.existingObject(with: other.objectID).value(forKey: "name") == .string("touched before saving"))
+        #expect(try reader.existingObject(with: other.objectID).value(forKey: "name") == .string(touched))
     }
 
     @Test func changedAndCommittedValues() throws {
