@@ -36,7 +36,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     @exclusivity(unchecked) var model: ManagedObjectModel!
     /// The statements that write each to-many relationship, by entity and relationship name.
     @exclusivity(unchecked) var toManySQLCache: [String: ToManySQL] = [:]
-    /// The statement each key-ordered read of whole rows uses (see ``keyOrdered(_:table:)``), by its first text.
+    /// The statement each key-ordered read of whole rows uses (see ``keyOrdered(_:byKey:)``), by the first text.
     var keyOrderedReads: [String: String] = [:]
     /// The last `UPDATE` made (see ``LastUpdate``): a save's updates of one entity usually write the same columns,
     /// so its text and prepared statement are made once, not per row.
