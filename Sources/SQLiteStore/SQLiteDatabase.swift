@@ -20,7 +20,8 @@ enum SQLiteValue: Equatable {
 ///
 /// Not `Sendable`: a connection is used from one place at a time (stores use theirs under the coordinator's lock).
 final class SQLiteDatabase {
-    private(set) var handle: OpaquePointer?
+    /// (Set when the connection opens and closes, read for every statement: unchecked for exclusivity.)
+    @exclusivity(unchecked) private(set) var handle: OpaquePointer?
     let path: String
     private(set) var statements: [String: OpaquePointer] = [:]
     /// Counts the times the prepared statements were all finalized: a statement kept by a caller (to step it again

@@ -13,16 +13,18 @@ extension ManagedObjectContext {
         _ insertedObjects: [ManagedObject], _ updatedObjects: [ManagedObject], _ deletedObjects: [ManagedObject]
     ) throws(ObjectGraphError) -> [ObjectValidationError] {
         var errors: [ObjectValidationError] = []
+        // Added only when there are some: appending none to the empty list still made it a new buffer, per object.
+        func add(_ found: [ObjectValidationError]) { if !found.isEmpty { errors += found } }
         for object in insertedObjects {
-            errors += try Self.modelRuleErrors(object)
+            add(try Self.modelRuleErrors(object))
             do { try object.validateForInsert() } catch { errors.append(error) }
         }
         for object in updatedObjects {
-            errors += try Self.modelRuleErrors(object)
+            add(try Self.modelRuleErrors(object))
             do { try object.validateForUpdate() } catch { errors.append(error) }
         }
         for object in deletedObjects {
-            errors += try Self.denyErrors(object)
+            add(try Self.denyErrors(object))
             do { try object.validateForDelete() } catch { errors.append(error) }
         }
         return errors
@@ -48,9 +50,10 @@ extension ManagedObjectContext {
     {
         var errors: [ObjectValidationError] = []
         let layout = object.entity
-        func fail(_ code: ObjectValidationError.Code, _ key: String, _ message: String) {
-            errors.append(
-                ObjectValidationError(code, entityName: layout.name, key: key, objectID: object.objectID, message))
+        // (Appended where each rule fails: a local function appending to `errors` made every call check its access
+        // to the list at run time.)
+        func failure(_ code: ObjectValidationError.Code, _ key: String, _ message: String) -> ObjectValidationError {
+            ObjectValidationError(code, entityName: layout.name, key: key, objectID: object.objectID, message)
         }
         // A plain ManagedObject's per-key validator does nothing: its loaded values need reading only where the
         // model has a rule for them (a check that reads every relationship still reads everything).
@@ -59,7 +62,7 @@ extension ManagedObjectContext {
             let attribute = layout.attributes[i]
             let value = try object.attributeValue(at: i)
             let key = attribute.name
-            attributeRuleFailures(of: value, for: attribute) { fail($0, key, $1) }
+            attributeRuleFailures(of: value, for: attribute) { errors.append(failure($0, key, $1)) }
             if plain { continue }
             do { try object.validateValue(PredicateValue(value), forKey: key) } catch { errors.append(error) }
         }
@@ -73,10 +76,12 @@ extension ManagedObjectContext {
                 let destinations = try object.toManyObjects(at: i)
                 let count = destinations.filter { !$0.isDeleted }.count
                 if count < relationship.minCount {
-                    fail(.tooFewObjects, key, "\(count) object(s); at least \(relationship.minCount) required")
+                    errors.append(
+                        failure(.tooFewObjects, key, "\(count) object(s); at least \(relationship.minCount) required"))
                 }
                 if relationship.maxCount > 0, count > relationship.maxCount {
-                    fail(.tooManyObjects, key, "\(count) objects; at most \(relationship.maxCount) allowed")
+                    errors.append(
+                        failure(.tooManyObjects, key, "\(count) objects; at most \(relationship.maxCount) allowed"))
                 }
                 let value = PredicateValue.collection(destinations.map { .object($0) }, ordered: relationship.isOrdered)
                 do { try object.validateValue(value, forKey: key) } catch { errors.append(error) }
@@ -85,7 +90,7 @@ extension ManagedObjectContext {
                 if (destination?.isDeleted ?? true) && !relationship.isOptional
                     && !relationship.isTransient
                 {
-                    fail(.required, key, "a destination object is required")
+                    errors.append(failure(.required, key, "a destination object is required"))
                 }
                 do { try object.validateValue(destination.map { .object($0) } ?? .null, forKey: key) } catch {
                     errors.append(error)
