@@ -195,47 +195,55 @@ extension ManagedObjectContext {
     func update(of object: ManagedObject, whole: Bool) throws(ObjectGraphError) -> ObjectUpdate {
         let expected = expectedVersion(object)
         let layout = object.entity
-        // The changed properties by slot (every stored one when whole): nothing looked up by name.
-        var properties: [PropertySlot] = []
+        // The changed properties by slot (every stored one when whole): nothing looked up by name. The first is kept
+        // apart from the others: one changed property (the usual update) makes no list.
+        var first: PropertySlot? = nil
+        var others: [PropertySlot] = []
         if whole {
-            properties =
+            others =
                 layout.storedAttributeSlots.map { .attribute($0) }
                 + layout.storedRelationships.map { .relationship($0.slot) }
         } else {
             // The original state read where it is (`modify` changes nothing here; nil when there is none).
             _ = originals.modify(ObjectIdentifier(object)) { (original) in
                 Self.forEachChange(object, from: original) { property in
-                    switch property {
-                    case .attribute(let i): if !layout.attributes[i].isTransient { properties.append(property) }
-                    case .relationship(let i): if !layout.relationships[i].isTransient { properties.append(property) }
-                    }
+                    let transient =
+                        switch property {
+                        case .attribute(let i): layout.attributes[i].isTransient
+                        case .relationship(let i): layout.relationships[i].isTransient
+                        }
+                    guard !transient else { return true }
+                    if first == nil { first = property } else { others.append(property) }
                     return true
                 }
             }
         }
         var snapshot = ObjectSnapshot(objectID: object.objectID, version: Self.nextVersion(after: expected))
-        // One changed property (the usual update) lists the layout's set of its name: no set made and hashed.
+        // One changed property lists the layout's set of its name: no set made and hashed.
+        let count = (first == nil ? 0 : 1) + others.count
         var changed = Set<String>()
-        if properties.count == 1 {
-            switch properties[0] {
+        if count == 1, let first {
+            switch first {
             case .attribute(let i): changed = layout.singleNameSets[i]
             case .relationship(let i): changed = layout.singleNameSets[layout.attributes.count + i]
             }
         } else {
-            changed.reserveCapacity(properties.count)
+            changed.reserveCapacity(count)
         }
-        for property in properties {
+        func write(_ property: PropertySlot) throws(ObjectGraphError) {
             switch property {
             case .attribute(let i):
                 let name = layout.attributes[i].name
                 snapshot.attributes[name] = try object.attributeValue(at: i)
-                if properties.count > 1 { changed.insert(name) }
+                if count > 1 { changed.insert(name) }
             case .relationship(let i):
                 let name = layout.relationships[i].name
                 try put(name, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
-                if properties.count > 1 { changed.insert(name) }
+                if count > 1 { changed.insert(name) }
             }
         }
+        if let first { try write(first) }
+        for property in others { try write(property) }
         return ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected)
     }
 
