@@ -457,8 +457,17 @@ public final class ManagedObjectContext {
     /// Records an object's state before a change to attribute `index`: its value now, unless the attribute changed
     /// before (its first value is the original one).
     func willChange(_ object: ManagedObject, attribute index: Int, storage: AttributeStorage) {
-        willChange(object)
-        recordAttribute(index, of: object, storage: storage)
+        // As `willChange(_:)` and then `recordAttribute(_:of:storage:)`, with one lookup of the object's state: the
+        // first change of a read object (its usual change) makes the state with the attribute recorded and adds it.
+        validatedGeneration = nil
+        let id = ObjectIdentifier(object)
+        let layout = object.entity
+        func current() -> AttributeValue { object.rawValue(at: index) ?? storage.value(index, layout: layout) }
+        if originals.modify(id, { $0.record(current(), attribute: index) }) != nil { return }
+        guard !object.isInserted else { return }
+        var state = originalState(of: object)
+        state.record(current(), attribute: index)
+        originals.add(id, state)
     }
 
     /// Records attribute `index` of an object whose original state is being recorded (changed since it was read)

@@ -295,6 +295,14 @@ struct OriginalStates {
         }
     }
 
+    /// Adds the state of an object `id` stands for that has none yet (the caller knows: no lookup made), moved in
+    /// rather than copied.
+    mutating func add(_ id: ObjectIdentifier, _ state: consuming OriginalState) {
+        _ = positions.insert(id, at: states.count)
+        states.append(state)
+        owners.append(id)
+    }
+
     /// Whether the object `id` stands for has a recorded state (nothing copied to tell).
     func contains(_ id: ObjectIdentifier) -> Bool { positions.position(of: id) != nil }
 
