@@ -460,24 +460,22 @@ public final class ManagedObjectContext {
         // As `willChange(_:)` and then `recordAttribute(_:of:storage:)`, with one lookup of the object's state: the
         // first change of a read object (its usual change) makes the state with the attribute recorded and adds it.
         validatedGeneration = nil
-        let id = ObjectIdentifier(object)
-        let layout = object.entity
-        func current() -> AttributeValue { object.rawValue(at: index) ?? storage.value(index, layout: layout) }
-        if originals.modify(id, { $0.record(current(), attribute: index) }) != nil { return }
-        guard !object.isInserted else { return }
+        if recordAttribute(index, of: object, storage: storage) || object.isInserted { return }
         var state = originalState(of: object)
-        state.record(current(), attribute: index)
-        originals.add(id, state)
+        state.record(object.rawValue(at: index) ?? storage.value(index, layout: object.entity), attribute: index)
+        originals.add(ObjectIdentifier(object), state)
     }
 
     /// Records attribute `index` of an object whose original state is being recorded (changed since it was read)
     /// before a change, unless it is recorded already; an object with no recorded state is left so (nothing of it
     /// changed yet: what it holds now is its original state).
-    func recordAttribute(_ index: Int, of object: ManagedObject, storage: AttributeStorage) {
+    /// - Returns: whether the object has a recorded state (and so the attribute is recorded).
+    @discardableResult
+    func recordAttribute(_ index: Int, of object: ManagedObject, storage: AttributeStorage) -> Bool {
         let layout = object.entity
-        _ = originals.modify(ObjectIdentifier(object)) { original in
+        return originals.modify(ObjectIdentifier(object)) { original in
             original.record(object.rawValue(at: index) ?? storage.value(index, layout: layout), attribute: index)
-        }
+        } != nil
     }
 
     /// Records an object's state before a change to relationship `index`, which must be loaded: the relationship's
