@@ -214,7 +214,9 @@ public final class ManagedObjectContext {
     }
 
     func fault(for id: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
-        if let object = registered[id] { return object }
+        // One lookup finds the object or the place the new one goes.
+        let place = registered.find(id)
+        if case .registered(let object) = place { return object }
         // Faults come in runs of one entity: its layout is looked up by name once per run.
         let layout: EntityLayout
         if let last = lastFaultLayout, last.name == id.entityName {
@@ -229,7 +231,7 @@ public final class ManagedObjectContext {
         let type = persistentStoreCoordinator.objectClass(forEntityName: id.entityName)
         let object = type.init(layout: layout, objectID: id)
         object.managedObjectContext = self
-        registered[id] = object
+        registered.register(object, for: id, at: place)
         return object
     }
 

@@ -186,17 +186,55 @@ struct ObjectRegistry {
             others[id] = object
             return
         }
-        let number: Int
-        if let found = tableNumber(of: id) {
-            number = found
-        } else {
-            number = tables.count
-            let key = TableKey(storeIdentifier: store, entityName: id.entityName)
-            tables.append(Table())
-            tableKeys.append(key)
-            tableNumbers[key] = number
-            lastTable = number
+        register(object, for: id, inTable: tableNumber(of: id) ?? addTable(store: store, entityName: id.entityName))
+    }
+
+    /// Where an ID's object is, or would go: found by ``find(_:)`` and used by ``register(_:for:at:)`` so that a
+    /// lookup followed by a registration (a fetch's, for every row) finds a permanent ID's table and slot once.
+    enum Place {
+        /// The object registered for the ID.
+        case registered(ManagedObject)
+        /// Not registered; its table is this one.
+        case table(Int)
+        /// Not registered; it would go where ``register(_:for:)`` puts it.
+        case elsewhere
+    }
+
+    /// Where `id`'s object is, or where it would be registered (valid until the registry next changes).
+    mutating func find(_ id: ManagedObjectID) -> Place {
+        guard id.temporaryIdentifier == nil, id.storeIdentifier != nil, let number = tableNumber(of: id) else {
+            return self[id].map { .registered($0) } ?? .elsewhere
         }
+        if let slot = tables[number].slot(of: id.primaryKey), let object = tables[number].slots[slot] {
+            return .registered(object)
+        }
+        if tables[number].overflow > 0, let object = others[id] { return .registered(object) }
+        return .table(number)
+    }
+
+    /// Registers `object` for `id` at the place ``find(_:)`` found for it, with nothing registered in between.
+    mutating func register(_ object: ManagedObject, for id: ManagedObjectID, at place: Place) {
+        if case .table(let number) = place {
+            register(object, for: id, inTable: number)
+        } else {
+            register(object, for: id)
+        }
+    }
+
+    /// Adds the (empty) table of a store and entity.
+    private mutating func addTable(store: String, entityName: String) -> Int {
+        let number = tables.count
+        let key = TableKey(storeIdentifier: store, entityName: entityName)
+        tables.append(Table())
+        tableKeys.append(key)
+        tableNumbers[key] = number
+        lastTable = number
+        return number
+    }
+
+    /// Registers a permanent ID's object in table `number` (its store's and entity's).
+    private mutating func register(_ object: ManagedObject, for id: ManagedObjectID, inTable number: Int) {
+        let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
         // An empty table starts at the first key it is given: a fetch of keys far from 1 (a range by an indexed
         // attribute, objects deep in a large table) fills slots from there instead of the dictionary.
         if tables[number].count == 0, tables[number].overflow == 0, tables[number].base != id.primaryKey {

@@ -195,7 +195,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             }
             storage = fresh
             fillRelationships(from: snapshot, fresh: true)
-            setRawValues([:])
+            if flags.contains(.hasRawValues) { setRawValues([:]) }
             return
         }
         var converted: [(Int, AttributeValue)] = []
@@ -242,27 +242,41 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     private func fillRelationships(from snapshot: ObjectSnapshot, fresh: Bool) {
         storeVersion = snapshot.version
         guard let storage else { return }
-        let slotted = snapshot.slottedRelationships.flatMap { $0.layout === entity ? $0.values : nil }
-        for (i, (isToMany, isStored)) in entity.relationshipShapes.enumerated() {
-            let slot = storage.relationshipSlot(i, layout: entity)
-            let empty: RelationshipSlot = isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
-            guard isStored else {
-                if fresh { slot.pointee = empty }
-                continue
-            }
-            if let slotted {
-                switch i < slotted.count ? slotted[i] : .absent {
-                case .toManyFault: slot.pointee = .toManyFault
-                case .toMany(let ids): slot.pointee = .unresolvedToMany(ids)
-                case .toOne(let id): slot.pointee = .unresolvedToOne(id)
-                case .absent: slot.pointee = empty
+        let slots = storage.relationshipSlot(0, layout: entity)
+        // Read in place, through buffers: a fetch fills every row's object here.
+        entity.relationshipShapes.withUnsafeBufferPointer { shapes in
+            guard let slotted = snapshot.slottedRelationships, slotted.layout === entity else {
+                for i in shapes.indices {
+                    let slot = slots + i
+                    guard shapes[i].isStored else {
+                        if fresh { slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) }
+                        continue
+                    }
+                    let name = entity.relationships[i].name
+                    slot.pointee =
+                        shapes[i].isToMany
+                        ? (snapshot.isToManyFault(name)
+                            ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? []))
+                        : .unresolvedToOne(snapshot[toOne: name] ?? nil)
                 }
-            } else if isToMany {
-                let name = entity.relationships[i].name
-                slot.pointee =
-                    snapshot.isToManyFault(name) ? .toManyFault : .unresolvedToMany(snapshot[toMany: name] ?? [])
-            } else {
-                slot.pointee = .unresolvedToOne(snapshot[toOne: entity.relationships[i].name] ?? nil)
+                return
+            }
+            slotted.values.withUnsafeBufferPointer { values in
+                for i in shapes.indices {
+                    let slot = slots + i
+                    guard shapes[i].isStored, i < values.count else {
+                        if fresh || shapes[i].isStored {
+                            slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+                        }
+                        continue
+                    }
+                    switch values[i] {
+                    case .toManyFault: slot.pointee = .toManyFault
+                    case .toMany(let ids): slot.pointee = .unresolvedToMany(ids)
+                    case .toOne(let id): slot.pointee = .unresolvedToOne(id)
+                    case .absent: slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+                    }
+                }
             }
         }
     }

@@ -200,6 +200,40 @@ struct ObjectRegistryTests {
         Self.expectHolds(&registry, objects)
     }
 
+    /// A fetch's lookup-then-register (``ObjectRegistry/find(_:)`` and ``ObjectRegistry/register(_:for:at:)``) at
+    /// random keys of two entities, in clusters and far apart, between removals: what `find` answers and what ends up
+    /// registered agree with a dictionary (keys far apart and keys a table grew past live in the dictionary part).
+    @Test func findingThenRegisteringAgreesWithADictionary() throws {
+        let layout = try Self.layout()
+        var generator = PredicateFuzzTests.Generator(state: 11)
+        var registry = ObjectRegistry()
+        var objects: [ManagedObjectID: ManagedObject] = [:]
+        for step in 0..<6000 {
+            let cluster = Int64(generator.next() % 3) * 30_000
+            let key =
+                generator.next() % 8 == 0
+                ? Int64(generator.next() % (1 << 40)) : cluster + Int64(generator.next() % 2000)
+            let id = Self.id(key, entity: generator.next() % 3 == 0 ? "Other" : "Item")
+            if generator.next() % 5 == 0 {
+                let removed = registry.removeValue(forKey: id)
+                #expect(removed === objects.removeValue(forKey: id), "step \(step), \(id)")
+                continue
+            }
+            switch registry.find(id) {
+            case .registered(let found):
+                #expect(found === objects[id], "step \(step): \(id) found another object")
+            case let place:
+                #expect(objects[id] == nil, "step \(step): \(id) not found")
+                let object = ManagedObject(layout: layout, objectID: id)
+                registry.register(object, for: id, at: place)
+                objects[id] = object
+            }
+        }
+        #expect(registry.count == objects.count)
+        for (id, object) in objects { #expect(registry[id] === object, "\(id)") }
+        #expect(registry.values.count { _ in true } == objects.count)
+    }
+
     /// Through a context: objects fetched newest first (descending keys) are the ones found by ID afterwards, and
     /// fetching again returns the same instances.
     @Test func aFetchInDescendingKeyOrderIsUniqued() throws {
