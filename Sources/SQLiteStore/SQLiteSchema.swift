@@ -138,17 +138,25 @@ final class SQLiteSchema {
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 200 else { return false }
         if CharacterSet.decimalDigits.contains(first) { return false }
-        return name.unicodeScalars.allSatisfy {
-            $0 == "_" || CharacterSet.letters.contains($0) || CharacterSet.decimalDigits.contains($0)
+        return name.unicodeScalars.allSatisfy { scalar in
+            // ASCII (nearly every name) is decided here; Foundation's sets answer the rest.
+            guard scalar.isASCII else {
+                return CharacterSet.letters.contains(scalar) || CharacterSet.decimalDigits.contains(scalar)
+            }
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "_": return true
+            default: return false
+            }
         }
     }
 
     static func checkNames(_ model: ManagedObjectModel) throws(SQLiteStoreError) {
-        func check(_ name: String, _ what: String) throws(SQLiteStoreError) {
+        func check(_ name: String, _ what: @autoclosure () -> String) throws(SQLiteStoreError) {
             guard isIdentifier(name) else {
                 throw SQLiteStoreError(
                     .malformed, path: "",
-                    "the model's \(what) '\(Diagnostics.quote(name))' is not a valid name (letters, digits and _ only)")
+                    "the model's \(what()) '\(Diagnostics.quote(name))' is not a valid name (letters, digits and _ only)"
+                )
             }
         }
         for entity in model.entities {

@@ -399,6 +399,16 @@ struct SQLiteSafetyTests {
         }
     }
 
+    /// Names the SQLite store accepts: letters (any script's), digits (not first) and `_`; nothing else.
+    @Test(arguments: [
+        ("name", true), ("_private", true), ("Z_9", true), ("Größe", true), ("名前", true), ("x٣", true),
+        ("9lives", false), ("٣x", false), ("", false), ("a b", false), ("a-b", false), ("a\"b", false), ("a;", false),
+        ("a.b", false), ("a\u{0}b", false), ("a`b", false), ("a~", false), ("@a", false), ("[a]", false),
+    ])
+    func namesAreLettersDigitsAndUnderscores(name: String, valid: Bool) {
+        #expect(SQLiteSchema.isIdentifier(name) == valid, "\(name)")
+    }
+
     @Test func hostileNamesNeverReachSQL() throws {
         SQLiteStore.register()
         let directory = try Fixtures.temporaryDirectory()

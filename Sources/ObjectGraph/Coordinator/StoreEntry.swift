@@ -20,6 +20,22 @@ struct CoordinatorState {
         for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
     }
 
+    /// Adds snapshots to a row cache as ``cache(_:in:)`` does, moving them out of `snapshots` (left empty) instead of
+    /// copying each.
+    static func cache(moving snapshots: inout [ObjectSnapshot], in rowCache: inout [ManagedObjectID: ObjectSnapshot]) {
+        if rowCache.count + snapshots.count > rowCacheLimit { rowCache = [:] }
+        guard snapshots.count <= rowCacheLimit else {
+            snapshots = []
+            return
+        }
+        rowCache.reserveCapacity(rowCache.count + snapshots.count)
+        // Taken from the end: the order does not matter to a dictionary.
+        while let snapshot = snapshots.popLast() {
+            let id = snapshot.objectID
+            rowCache[id] = consume snapshot
+        }
+    }
+
     func entry(for id: ManagedObjectID) -> StoreEntry? {
         entries.first { $0.store.identifier == id.storeIdentifier }
     }
@@ -201,9 +217,10 @@ final class StoreEntry: @unchecked Sendable {
             for snapshot in snapshots { body(snapshot, false) }
             return
         }
-        // The rows to cache, held by ID only while they would fit (known at once when the store says how many rows
-        // come); an empty cache takes them as they are.
-        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
+        // The rows to cache, kept in a list while they would fit (known at once when the store says how many rows
+        // come) and put in the cache by ID at the end: the cache then makes room for them once, where inserting each
+        // as it came grew a dictionary of unknown size step by step (half of caching a row was rehashing).
+        var uncached: [ObjectSnapshot] = []
         var overflowed = false
         let cached = rowCache
         try incremental.snapshots(
@@ -226,22 +243,20 @@ final class StoreEntry: @unchecked Sendable {
                 if uncached.count < CoordinatorState.rowCacheLimit {
                     // Kept: an object filled from it copies its values.
                     fresh.slotted?.mayBeAdopted = false
-                    uncached[fresh.objectID] = fresh
+                    uncached.append(fresh)
                     body(fresh, false)
                     return true
                 }
                 overflowed = true
-                uncached = [:]
+                uncached = []
             }
             body(fresh, true)
             return false
         }
         if overflowed {
             rowCache = [:]
-        } else if rowCache.isEmpty {
-            rowCache = uncached
         } else {
-            CoordinatorState.cache(uncached.values, in: &rowCache)
+            CoordinatorState.cache(moving: &uncached, in: &rowCache)
         }
     }
 

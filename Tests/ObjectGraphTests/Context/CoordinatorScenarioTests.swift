@@ -236,21 +236,30 @@ struct MigrationTests {
         }
     }
 
-    @Test func theRowCacheSparesTheIncrementalStore() throws {
+    /// Every row a fetch reads (two, or hundreds: the cache takes them together at the end) is in the row cache
+    /// with its values: objects of another context fill from it without asking the store.
+    @Test(arguments: [2, 700])
+    func theRowCacheSparesTheIncrementalStore(staff: Int) throws {
         IncrementalTestStore.register()
         let coordinator = PersistentStoreCoordinator(model: try Company.model())
         let store = try #require(
             try coordinator.addPersistentStore(type: IncrementalTestStore.typeName) as? IncrementalTestStore)
         let context = ManagedObjectContext(coordinator: coordinator)
-        try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+        let names = (0..<staff).map { "E\($0)" }
+        try Company.department("Sales", staff: names, in: context)
         try context.save()
         let reader = ManagedObjectContext(coordinator: coordinator)
-        _ = try reader.fetch(FetchRequest(entityName: "Employee"))
+        #expect(try reader.fetch(FetchRequest(entityName: "Employee")).count == staff)
         let afterFetch = store.snapshotRequests
         let again = ManagedObjectContext(coordinator: coordinator)
         let ids = try again.fetchObjectIDs(FetchRequest(entityName: "Employee"))
-        for id in ids { _ = try again.object(with: id).value(forKey: "name") }
+        var read: [String] = []
+        for id in ids {
+            guard case .string(let name) = try again.object(with: id).attributeValue(forKey: "name") else { continue }
+            read.append(name)
+        }
         #expect(store.snapshotRequests == afterFetch)
+        #expect(read.sorted() == names.sorted())
     }
 
     @Test func executeReturnsEveryResultType() throws {
