@@ -28,6 +28,8 @@ final class SQLiteDatabase {
     /// without looking its text up) is still good while this is unchanged.
     /// (Read for every row a save writes: unchecked for exclusivity.)
     @exclusivity(unchecked) private(set) var statementGeneration = 0
+    /// The texts of the row being written with ``bindInRow(_:_:_:)``, until ``stepRow(_:sql:)``.
+    private let rowTexts = RowTexts()
 
     /// Opens a database file.
     /// - Parameter parameters: SQLite URI parameters (`mode=ro`, `immutable=1`); the file is then opened as a
@@ -169,6 +171,38 @@ final class SQLiteDatabase {
             }
         }
         if status != SQLITE_OK { throw error(status, "binding") }
+    }
+
+    /// Binds one parameter of a row that ``stepRow(_:sql:)`` then writes (or ``abandonRow(_:)`` gives up): a text's
+    /// bytes are copied into the connection's row space, which SQLite reads in place, without a copy of its own.
+    func bindInRow(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteStoreError) {
+        guard case .text(var s) = value else {
+            try bind(statement, index, value)
+            return
+        }
+        let texts = rowTexts
+        // By its length: a string may hold U+0000, which a C string would end at.
+        let status = s.withUTF8 { bytes in
+            sqlite3_bind_text64(
+                statement, index, texts.copy(bytes), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
+        }
+        if status != SQLITE_OK { throw error(status, "binding") }
+    }
+
+    /// Runs a statement whose row was bound with ``bindInRow(_:_:_:)``, then resets it and clears its bindings (no
+    /// binding is left pointing into the row space, which the next row uses again).
+    func stepRow(_ statement: OpaquePointer, sql: String) throws(SQLiteStoreError) {
+        defer { abandonRow(statement) }
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
+    }
+
+    /// Gives up a row bound with ``bindInRow(_:_:_:)`` (a value failed before it was written): the statement is reset
+    /// and its bindings cleared, and the row space is free again.
+    func abandonRow(_ statement: OpaquePointer) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        rowTexts.reset()
     }
 
     static func column(_ statement: OpaquePointer, _ i: Int32) -> SQLiteValue {

@@ -483,17 +483,23 @@ extension SQLiteStore {
             let sql = insertSQL(for: entityName, plan: plan)
             let statement = try database.statement(sql)
             repeat {
-                // Each value is bound as it comes (no list of the row's values made).
-                try database.bind(statement, 1, .integer(snapshots[i].objectID.primaryKey))
-                try database.bind(statement, 2, .integer(number))
-                try database.bind(statement, 3, .integer(snapshots[i].version))
-                var parameter: Int32 = 4
-                try forEachColumn(of: first + i, only: nil, plan: plan, layout: layout) {
-                    (_, value) throws(SQLiteStoreError) in
-                    try database.bind(statement, parameter, value)
-                    parameter += 1
+                // Each value is bound as it comes (no list of the row's values made), texts where SQLite reads them
+                // in place until the row is written; a value that fails leaves no binding behind.
+                do throws(SQLiteStoreError) {
+                    try database.bind(statement, 1, .integer(snapshots[i].objectID.primaryKey))
+                    try database.bind(statement, 2, .integer(number))
+                    try database.bind(statement, 3, .integer(snapshots[i].version))
+                    var parameter: Int32 = 4
+                    try forEachColumn(of: first + i, only: nil, plan: plan, layout: layout) {
+                        (_, value) throws(SQLiteStoreError) in
+                        try database.bindInRow(statement, parameter, value)
+                        parameter += 1
+                    }
+                } catch {
+                    database.abandonRow(statement)
+                    throw error
                 }
-                try database.step(statement, sql: sql)
+                try database.stepRow(statement, sql: sql)
                 i += 1
             } while i < snapshots.count && snapshots[i].objectID.entityName == entityName
         }
