@@ -247,8 +247,10 @@ extension SQLiteStore {
     /// at `positions` only (in increasing order: an update's changed properties, see ``planPositions(of:_:layout:)``).
     private func forEachColumn(
         of snapshot: UnsafePointer<ObjectSnapshot>, only positions: [Int]?, plan: [ColumnSource], layout: EntityLayout?,
-        _ body: (String, SQLiteValue) throws(SQLiteStoreError) -> Void
+        _ body: (_ column: @autoclosure () -> String, SQLiteValue) throws(SQLiteStoreError) -> Void
     ) throws(SQLiteStoreError) {
+        // (The column's name is made only for a body that asks for it: an insert binds by position, and took a
+        // retain and a release of every name.)
         // A snapshot held by this entity's slots is read slot by slot, nothing looked up by name.
         let slotted = snapshot.pointee.slotted.flatMap { $0.layout === layout ? $0 : nil }
         let links = snapshot.pointee.slottedRelationships.flatMap { $0.layout === layout ? $0.values : nil }
@@ -578,7 +580,7 @@ extension SQLiteStore {
             var columns: [String] = []
             var values: [SQLiteValue] = [.integer(snapshot.pointee.version)]
             try forEachColumn(of: snapshot, only: positions, plan: plan, layout: layout) { (column, value) in
-                columns.append(column)
+                columns.append(column())
                 values.append(value)
             }
             values.append(.integer(snapshot.pointee.objectID.primaryKey))
