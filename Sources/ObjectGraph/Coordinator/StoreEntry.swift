@@ -9,26 +9,31 @@ struct CoordinatorState {
     var rowCache: [ManagedObjectID: ObjectSnapshot] = [:]
     static let rowCacheLimit = 50_000
 
+    /// Makes room in a row cache for `count` more rows, starting it afresh first if they would not fit; whether they
+    /// are to be cached (not when there are more than the cache holds).
+    private static func makeRoom(for count: Int, in rowCache: inout [ManagedObjectID: ObjectSnapshot]) -> Bool {
+        if rowCache.count + count > rowCacheLimit { rowCache = [:] }
+        guard count <= rowCacheLimit else { return false }
+        // Room made once, not by doubling while the rows go in.
+        rowCache.reserveCapacity(rowCache.count + count)
+        return true
+    }
+
     /// Adds snapshots to a row cache, starting it afresh first if they would not fit.
     static func cache(
         _ snapshots: some Collection<ObjectSnapshot>, in rowCache: inout [ManagedObjectID: ObjectSnapshot]
     ) {
-        if rowCache.count + snapshots.count > rowCacheLimit { rowCache = [:] }
-        guard snapshots.count <= rowCacheLimit else { return }
-        // Room made once, not by doubling while the rows go in.
-        rowCache.reserveCapacity(rowCache.count + snapshots.count)
+        guard makeRoom(for: snapshots.count, in: &rowCache) else { return }
         for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
     }
 
     /// Adds snapshots to a row cache as ``cache(_:in:)`` does, moving them out of `snapshots` (left empty) instead of
     /// copying each.
     static func cache(moving snapshots: inout [ObjectSnapshot], in rowCache: inout [ManagedObjectID: ObjectSnapshot]) {
-        if rowCache.count + snapshots.count > rowCacheLimit { rowCache = [:] }
-        guard snapshots.count <= rowCacheLimit else {
+        guard makeRoom(for: snapshots.count, in: &rowCache) else {
             snapshots = []
             return
         }
-        rowCache.reserveCapacity(rowCache.count + snapshots.count)
         // Taken from the end: the order does not matter to a dictionary.
         while let snapshot = snapshots.popLast() {
             let id = snapshot.objectID

@@ -9,6 +9,9 @@ enum RelationshipSlot {
     case unresolvedToMany([ManagedObjectID])
     /// A to-many relationship not loaded yet: its destinations are read on first use.
     case toManyFault
+
+    /// A relationship that points nowhere yet: no destination, or none of many.
+    static func empty(isToMany: Bool) -> RelationshipSlot { isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) }
 }
 
 /// An object's relationship slots, where they live: in its value buffer after the attributes (none while the object
@@ -195,7 +198,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             }
             storage = fresh
             fillRelationships(from: snapshot, fresh: true)
-            if flags.contains(.hasRawValues) { setRawValues([:]) }
+            clearRawValues()
             return
         }
         var converted: [(Int, AttributeValue)] = []
@@ -249,7 +252,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 for i in shapes.indices {
                     let slot = slots + i
                     guard shapes[i].isStored else {
-                        if fresh { slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil) }
+                        if fresh { slot.pointee = .empty(isToMany: shapes[i].isToMany) }
                         continue
                     }
                     let name = entity.relationships[i].name
@@ -265,16 +268,14 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 for i in shapes.indices {
                     let slot = slots + i
                     guard shapes[i].isStored, i < values.count else {
-                        if fresh || shapes[i].isStored {
-                            slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
-                        }
+                        if fresh || shapes[i].isStored { slot.pointee = .empty(isToMany: shapes[i].isToMany) }
                         continue
                     }
                     switch values[i] {
                     case .toManyFault: slot.pointee = .toManyFault
                     case .toMany(let ids): slot.pointee = .unresolvedToMany(ids)
                     case .toOne(let id): slot.pointee = .unresolvedToOne(id)
-                    case .absent: slot.pointee = shapes[i].isToMany ? .unresolvedToMany([]) : .unresolvedToOne(nil)
+                    case .absent: slot.pointee = .empty(isToMany: shapes[i].isToMany)
                     }
                 }
             }
@@ -283,14 +284,20 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
 
     /// Keeps values that do not fit their attributes (from a lenient read) beside the typed slots.
     func setRawValues(_ raw: [Int: AttributeValue]) {
-        if raw.isEmpty {
-            guard flags.contains(.hasRawValues) else { return }
-            flags.remove(.hasRawValues)
-            managedObjectContext?.rawValues[ObjectIdentifier(self)] = nil
-        } else {
-            flags.insert(.hasRawValues)
-            managedObjectContext?.rawValues[ObjectIdentifier(self)] = raw
+        guard !raw.isEmpty else {
+            clearRawValues()
+            return
         }
+        flags.insert(.hasRawValues)
+        managedObjectContext?.rawValues[ObjectIdentifier(self)] = raw
+    }
+
+    /// Drops the raw values a lenient read kept, if any (no dictionary made to say there are none: a fetch asks this
+    /// of every object it fills).
+    @inline(__always) func clearRawValues() {
+        guard flags.contains(.hasRawValues) else { return }
+        flags.remove(.hasRawValues)
+        managedObjectContext?.rawValues[ObjectIdentifier(self)] = nil
     }
 
     /// The raw (unconverted) value of attribute `index`, when a lenient read kept one.
@@ -324,7 +331,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     func turnIntoFault() {
         storage?.free(layout: entity)
         storage = nil
-        setRawValues([:])
+        clearRawValues()
     }
 
     /// Clears every slot, breaking reference cycles, when the object leaves its context.
