@@ -10,21 +10,61 @@ extension SQLiteStore {
     /// - Returns: Matching object IDs.
     /// - Throws: `StoreError` when the SQL fails.
     public func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
+        let selected = try selectedKeys(for: request, entityNames: entityNames)
+        if selected.isWhole { return selected.keys.objectIDs }
+        return try matchingInMemory(request, selected.keys.objectIDs, complete: selected.isComplete)
+    }
+
+    /// The objects a fetch request selects, in its order, as keys: read from the statement's rows without an ID made
+    /// for each, unless the predicate or order is left to be applied in memory.
+    /// - Parameters:
+    ///   - request: The fetch request.
+    ///   - entityNames: The entity and the sub-entities to include.
+    /// - Returns: The matching objects' keys and entities.
+    /// - Throws: `StoreError` when the SQL fails.
+    public func objectKeys(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> ObjectKeys? {
+        let selected = try selectedKeys(for: request, entityNames: entityNames)
+        if selected.isWhole { return selected.keys }
+        var matched = ObjectKeys(storeIdentifier: identifier)
+        for id in try matchingInMemory(request, selected.keys.objectIDs, complete: selected.isComplete) {
+            matched.append(id.primaryKey, entityName: id.entityName)
+        }
+        return matched
+    }
+
+    /// The keys of the rows the statement for a request selects, in its order; whether SQL expressed the whole
+    /// predicate (complete) and the order too (whole: the keys are the answer).
+    private func selectedKeys(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> (
+        keys: ObjectKeys, isComplete: Bool, isWhole: Bool
+    ) {
+        var keys = ObjectKeys(storeIdentifier: identifier)
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.Z_PK, t0.Z_ENT") else {
-            return []
+            return (keys, true, true)
         }
         let (sql, bindings, table, complete, sortedInSQL, _) = selection
-        let limited = Self.limited(sql, request, wholly: complete && (sortedInSQL || request.sortDescriptors.isEmpty))
-        var ids: [ManagedObjectID] = []
+        let whole = complete && (sortedInSQL || request.sortDescriptors.isEmpty)
+        // Rows come in runs of one entity: its name is looked up when the number changes.
+        var lastNumber: Int64? = nil
+        var lastName = ""
         do {
-            try database.query(limited, bindings) { (statement) throws(SQLiteStoreError) in
-                ids.append(try objectID(statement, key: 0, entity: 1, table: table))
+            try database.query(Self.limited(sql, request, wholly: whole), bindings) {
+                (statement) throws(SQLiteStoreError) in
+                let key = Self.integer(statement, 0) ?? 0
+                guard key > 0 else { throw badKey(statement, 0, table: table) }
+                let number = Self.integer(statement, 1)
+                if number == nil || number != lastNumber {
+                    guard let number, let name = schema.entityName(number: number) else {
+                        throw badEntity(statement, 1, key: key, table: table)
+                    }
+                    lastName = name
+                    lastNumber = number
+                }
+                keys.append(key, entityName: lastName)
             }
         } catch {
             throw storeError(error)
         }
-        if complete && (sortedInSQL || request.sortDescriptors.isEmpty) { return ids }
-        return try matchingInMemory(request, ids, complete: complete)
+        return (keys, complete, whole)
     }
 
     /// The stored state of the objects a fetch request selects, in its order: read by the one statement that selects
@@ -395,22 +435,32 @@ extension SQLiteStore {
     func objectID(_ statement: OpaquePointer, key: Int32, entity: Int32, table: String) throws(SQLiteStoreError)
         -> ManagedObjectID
     {
-        // The key read once: an INTEGER column's value, 0 for any other (refused below as not positive). (Through the
+        // The key read once: an INTEGER column's value, 0 for any other (refused as not positive). (Through the
         // column's value object: see `readRows`.)
         let pk = Self.integer(statement, key) ?? 0
-        guard pk > 0 else {
-            throw SQLiteStoreError(
-                .malformed, path: database.path,
-                "\(table): a row has the key \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, key))); keys (Z_PK) are positive integers"
-            )
-        }
+        guard pk > 0 else { throw badKey(statement, key, table: table) }
         guard let number = Self.integer(statement, entity), let name = schema.entityName(number: number) else {
-            throw SQLiteStoreError(
-                .malformed, path: database.path,
-                "\(table) row Z_PK \(pk): its entity number Z_ENT = \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, entity))) is not an entity of the model"
-            )
+            throw badEntity(statement, entity, key: pk, table: table)
         }
         return ManagedObjectID(entityName: name, storeIdentifier: identifier, primaryKey: pk)
+    }
+
+    /// The error for a row whose key (`Z_PK`, in column `key` of the current row of a statement over `table`) is not
+    /// a positive integer.
+    func badKey(_ statement: OpaquePointer, _ key: Int32, table: String) -> SQLiteStoreError {
+        SQLiteStoreError(
+            .malformed, path: database.path,
+            "\(table): a row has the key \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, key))); keys (Z_PK) are positive integers"
+        )
+    }
+
+    /// The error for a row (whose key is `key`) whose entity number (`Z_ENT`, in column `entity`) is not one of the
+    /// model's entities.
+    func badEntity(_ statement: OpaquePointer, _ entity: Int32, key: Int64, table: String) -> SQLiteStoreError {
+        SQLiteStoreError(
+            .malformed, path: database.path,
+            "\(table) row Z_PK \(key): its entity number Z_ENT = \(SQLiteValueCoding.describe(SQLiteDatabase.column(statement, entity))) is not an entity of the model"
+        )
     }
 
     /// The value of column `index` of the current row when it is an integer, else `nil`: its type and number read from

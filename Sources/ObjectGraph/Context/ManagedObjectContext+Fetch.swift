@@ -10,16 +10,23 @@ extension ManagedObjectContext {
         var results: [ManagedObject] = []
         if (request.returnsObjectsAsFaults && !request.includesPropertyValues) || request.fetchBatchSize > 0 {
             // Faults only: the store says which objects match; no row is read until one fires.
-            let ids: [ManagedObjectID]
+            let matches: [StoreMatches]
             do {
-                ids = try persistentStoreCoordinator.fetchObjectIDs(storeRequest)
+                matches = try persistentStoreCoordinator.fetchMatches(storeRequest)
             } catch {
                 if let predicateError = error.predicateError { throw .predicate(predicateError) }
                 throw .store(error)
             }
-            reserveRegistrations(ids.count)
-            do {
-                results = try ids.map { (id) throws(ObjectGraphError) in try fault(for: id) }
+            let count = matches.reduce(0) { $0 + $1.count }
+            reserveRegistrations(count)
+            results.reserveCapacity(count)
+            do throws(ObjectGraphError) {
+                for found in matches {
+                    switch found {
+                    case .keys(let keys): try faults(for: keys, into: &results)
+                    case .ids(let ids): for id in ids { results.append(try fault(for: id)) }
+                    }
+                }
             } catch {
                 throw .object(error)
             }
@@ -274,8 +281,22 @@ extension ManagedObjectContext {
     /// - Returns: the count, unsaved changes included.
     /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
     public func count(for request: FetchRequest) throws(ContextError) -> Int {
-        // Through the IDs: when nothing needs matching or merging in memory, no object is made or registered.
-        try fetchObjectIDs(request).count
+        // When nothing needs matching or merging in memory, no object (nor, from a store listing keys, ID) is made.
+        if Self.storesAnswerAlone(request, context: self) {
+            do {
+                return try persistentStoreCoordinator.fetchMatches(request).reduce(0) { $0 + $1.count }
+            } catch {
+                throw .store(error)
+            }
+        }
+        return try fetch(Self.faultsOnly(request)).count
+    }
+
+    /// Whether the stores' own matches are a fetch's whole answer: nothing to match in memory and no changes to
+    /// merge.
+    private static func storesAnswerAlone(_ request: FetchRequest, context: ManagedObjectContext) -> Bool {
+        request.predicate == nil && request.sortDescriptors.isEmpty && request.fetchOffset == 0
+            && request.fetchLimit == 0 && !context.hasChanges && context.model.entity(named: request.entityName) != nil
     }
 
     /// The request returning faults without reading rows.
@@ -291,10 +312,8 @@ extension ManagedObjectContext {
     /// - Returns: the IDs (temporary ones for unsaved inserted objects).
     /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
     public func fetchObjectIDs(_ request: FetchRequest) throws(ContextError) -> [ManagedObjectID] {
-        // Nothing to match in memory and no changes to merge: the stores' own answer, no object made or registered.
-        if request.predicate == nil, request.sortDescriptors.isEmpty, request.fetchOffset == 0,
-            request.fetchLimit == 0, !hasChanges, model.entity(named: request.entityName) != nil
-        {
+        // The stores' own answer when it is the whole answer: no object made or registered.
+        if Self.storesAnswerAlone(request, context: self) {
             do {
                 return try persistentStoreCoordinator.fetchObjectIDs(request)
             } catch {

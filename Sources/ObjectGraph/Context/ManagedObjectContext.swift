@@ -217,22 +217,55 @@ public final class ManagedObjectContext {
         // One lookup finds the object or the place the new one goes.
         let place = registered.find(id)
         if case .registered(let object) = place { return object }
-        // Faults come in runs of one entity: its layout is looked up by name once per run.
-        let layout: EntityLayout
-        if let last = lastFaultLayout, last.name == id.entityName {
-            layout = last
-        } else if let found = model.layout(of: id.entityName) {
-            layout = found
-            lastFaultLayout = found
-        } else {
-            throw ObjectGraphError(
-                .unknownEntity, "\(id): the model has no entity '\(Diagnostics.quote(id.entityName))'", objectID: id)
-        }
+        guard let layout = faultLayout(of: id.entityName) else { throw Self.unknownEntity(id) }
         let type = persistentStoreCoordinator.objectClass(forEntityName: id.entityName)
         let object = type.init(layout: layout, objectID: id)
         object.managedObjectContext = self
         registered.register(object, for: id, at: place)
         return object
+    }
+
+    /// The layout of a fault's entity, `nil` when the model has none (see ``unknownEntity(_:)``); faults come in
+    /// runs of one entity, so it is looked up by name once per run.
+    @inline(__always)
+    private func faultLayout(of entityName: String) -> EntityLayout? {
+        if let last = lastFaultLayout, last.name == entityName { return last }
+        guard let found = model.layout(of: entityName) else { return nil }
+        lastFaultLayout = found
+        return found
+    }
+
+    /// The error for a fault of an entity the model does not have.
+    private static func unknownEntity(_ id: ManagedObjectID) -> ObjectGraphError {
+        ObjectGraphError(
+            .unknownEntity, "\(id): the model has no entity '\(Diagnostics.quote(id.entityName))'", objectID: id)
+    }
+
+    /// The registered objects of a store's keys, in order (appended to `results`), faults made for those not
+    /// registered: objects of ``ManagedObject`` itself make their IDs when first asked for.
+    func faults(for keys: ObjectKeys, into results: inout [ManagedObject]) throws(ObjectGraphError) {
+        let store = keys.storeIdentifier
+        let link = self.link
+        try keys.forEachRun { (entityName, run) throws(ObjectGraphError) in
+            guard let first = run.first else { return }
+            let prefix = ObjectIDPrefix(storeIdentifier: store, entityName: entityName)
+            guard let layout = faultLayout(of: entityName) else { throw Self.unknownEntity(prefix.objectID(first)) }
+            let type = persistentStoreCoordinator.objectClass(forEntityName: entityName)
+            let table = registered.table(storeIdentifier: store, entityName: entityName)
+            for key in run {
+                if let object = registered.object(forKey: key, inTable: table, prefix: prefix) {
+                    results.append(object)
+                    continue
+                }
+                let object =
+                    type == ManagedObject.self
+                    ? ManagedObject(layout: layout, prefix: prefix, key: key)
+                    : type.init(layout: layout, objectID: prefix.objectID(key))
+                object.contextLink = link
+                registered.register(object, key: key, inTable: table)
+                results.append(object)
+            }
+        }
     }
 
     /// The object for an ID, loaded, or an error when it does not exist.

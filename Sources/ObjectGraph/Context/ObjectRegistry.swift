@@ -186,7 +186,9 @@ struct ObjectRegistry {
             others[id] = object
             return
         }
-        register(object, for: id, inTable: tableNumber(of: id) ?? addTable(store: store, entityName: id.entityName))
+        register(
+            object, for: id, key: id.primaryKey,
+            inTable: tableNumber(of: id) ?? addTable(store: store, entityName: id.entityName))
     }
 
     /// Where an ID's object is, or would go: found by ``find(_:)`` and used by ``register(_:for:at:)`` so that a
@@ -212,10 +214,42 @@ struct ObjectRegistry {
         return .table(number)
     }
 
+    /// The table of a store's entity, made when there is none yet: a fetch finds it once for a run of the entity's
+    /// keys (see ``object(forKey:inTable:prefix:)`` and ``register(_:key:inTable:)``).
+    mutating func table(storeIdentifier: String, entityName: String) -> Int {
+        if lastTable < tables.count, tableKeys[lastTable].entityName == entityName,
+            tableKeys[lastTable].storeIdentifier == storeIdentifier
+        {
+            return lastTable
+        }
+        if let number = tableNumbers[TableKey(storeIdentifier: storeIdentifier, entityName: entityName)] {
+            lastTable = number
+            return number
+        }
+        return addTable(store: storeIdentifier, entityName: entityName)
+    }
+
+    /// The object registered for `key` in table `number` (``table(storeIdentifier:entityName:)``), without an ID
+    /// made for the lookup unless the table has sent some of its objects to the dictionary.
+    /// - Parameters:
+    ///   - key: the primary key.
+    ///   - number: the table of the key's store and entity.
+    ///   - prefix: the same store and entity, to make the ID to look for in the dictionary.
+    func object(forKey key: Int64, inTable number: Int, prefix: ObjectIDPrefix) -> ManagedObject? {
+        if let slot = tables[number].slot(of: key), let object = tables[number].slots[slot] { return object }
+        return tables[number].overflow > 0 ? others[prefix.objectID(key)] : nil
+    }
+
+    /// Registers `object`, with `key` in table `number` (``table(storeIdentifier:entityName:)``) and nothing
+    /// registered for that key; its ID is read only if it goes to the dictionary.
+    mutating func register(_ object: ManagedObject, key: Int64, inTable number: Int) {
+        register(object, for: nil, key: key, inTable: number)
+    }
+
     /// Registers `object` for `id` at the place ``find(_:)`` found for it, with nothing registered in between.
     mutating func register(_ object: ManagedObject, for id: ManagedObjectID, at place: Place) {
         if case .table(let number) = place {
-            register(object, for: id, inTable: number)
+            register(object, for: id, key: id.primaryKey, inTable: number)
         } else {
             register(object, for: id)
         }
@@ -232,25 +266,27 @@ struct ObjectRegistry {
         return number
     }
 
-    /// Registers a permanent ID's object in table `number` (its store's and entity's).
-    private mutating func register(_ object: ManagedObject, for id: ManagedObjectID, inTable number: Int) {
+    /// Registers a permanent ID's object, with `key`, in table `number` (its store's and entity's); `id` is the
+    /// object's ID when the caller has it (else the object's is read if the dictionary needs it).
+    private mutating func register(_ object: ManagedObject, for id: ManagedObjectID?, key: Int64, inTable number: Int) {
         let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
         // An empty table starts at the first key it is given: a fetch of keys far from 1 (a range by an indexed
         // attribute, objects deep in a large table) fills slots from there instead of the dictionary.
-        if tables[number].count == 0, tables[number].overflow == 0, tables[number].base != id.primaryKey {
-            tables[number].base = id.primaryKey
+        if tables[number].count == 0, tables[number].overflow == 0, tables[number].base != key {
+            tables[number].base = key
             tables[number].slots = []
         }
         Self.register(
-            object, for: id, key: id.primaryKey, in: &tables[number], allowed: allowed, others: &others, &inTables,
+            object, for: id, key: key, in: &tables[number], allowed: allowed, others: &others, &inTables,
             byNumber: false)
     }
 
     /// Puts `object` in its slot of `table` (growing it, while it has at most `allowed` slots), else in `others`.
     /// A table `byNumber` (the temporary IDs') keys its slots by number alone: a slot holding another ID's object
-    /// leaves this one to the dictionary. A table of one store and entity keys them by the ID's whole identity.
+    /// leaves this one to the dictionary. A table of one store and entity keys them by the ID's whole identity. `id`
+    /// is the object's ID, when the caller has it; the object's own is read where the dictionary needs one.
     private static func register(
-        _ object: ManagedObject, for id: ManagedObjectID, key: Int64, in table: inout Table, allowed: Int,
+        _ object: ManagedObject, for id: ManagedObjectID?, key: Int64, in table: inout Table, allowed: Int,
         others: inout [ManagedObjectID: ManagedObject], _ inTables: inout Int, byNumber: Bool
     ) {
         // A key below the table's first grows it downward: by as many slots as it has when that stays within
@@ -268,7 +304,7 @@ struct ObjectRegistry {
         }
         let (index, overflowed) = key.subtractingReportingOverflow(table.base)
         guard !overflowed, index >= 0, index < Int64(allowed) else {
-            if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }
+            if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.overflow += 1 }
             return
         }
         let slot = Int(index)
@@ -279,13 +315,13 @@ struct ObjectRegistry {
         }
         if let existing = table.slots[slot] {
             // Another ID with the same temporary number (a made-up one) takes the dictionary.
-            guard !byNumber || existing.objectID == id else {
-                if others.updateValue(object, forKey: id) == nil { table.overflow += 1 }
+            guard !byNumber || existing.objectID == (id ?? object.objectID) else {
+                if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.overflow += 1 }
                 return
             }
         } else {
             // Registered before the table reached this key, the ID may be in the dictionary.
-            if table.overflow > 0, others.removeValue(forKey: id) != nil { table.overflow -= 1 }
+            if table.overflow > 0, others.removeValue(forKey: id ?? object.objectID) != nil { table.overflow -= 1 }
             table.count += 1
             inTables += 1
         }

@@ -7,6 +7,10 @@ public protocol IncrementalStore: PersistentStore {
     /// The IDs of the objects of `entityNames` that match the request's predicate, in the request's order
     /// (without offset and limit: the coordinator applies them after merging stores and pending changes).
     func objectIDs(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID]
+    /// The objects ``objectIDs(for:entityNames:)`` gives, in the same order, as keys: a fetch of faults makes no ID
+    /// for an object until it is asked for. `nil` when the store gives IDs only (the default), or not for this
+    /// request.
+    func objectKeys(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> ObjectKeys?
     /// The stored state of objects (missing ones are left out).
     func snapshots(for ids: [ManagedObjectID]) throws(StoreError) -> [ObjectSnapshot]
     /// The stored state of the objects of `entityNames` that match the request, in its order (without offset and
@@ -43,6 +47,16 @@ public protocol IncrementalStore: PersistentStore {
 }
 
 extension IncrementalStore {
+    /// `nil`: the coordinator asks ``objectIDs(for:entityNames:)``.
+    /// - Parameters:
+    ///   - request: the fetch request.
+    ///   - entityNames: the entity and the sub-entities to include.
+    /// - Returns: `nil`.
+    /// - Throws: nothing here; a store's own version throws ``StoreError`` when it cannot be read.
+    public func objectKeys(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> ObjectKeys? {
+        nil
+    }
+
     /// The IDs first (``objectIDs(for:entityNames:)``), then their rows (``snapshots(for:)``); stores that can do
     /// better implement it.
     /// - Parameters:

@@ -211,20 +211,30 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The IDs of the stored objects matching a request, without reading their rows where the store can say which
     /// match by itself (an incremental store); merged over every store holding the entity, sorted, no offset or limit.
     func fetchObjectIDs(_ request: FetchRequest) throws(StoreError) -> [ManagedObjectID] {
+        var ids: [ManagedObjectID] = []
+        for matches in try fetchMatches(request) {
+            let found = matches.objectIDs
+            // The first store's IDs are taken as they are: appending would copy (and retain) every one.
+            if ids.isEmpty { ids = found } else { ids += found }
+        }
+        return ids
+    }
+
+    /// The stored objects matching a request as ``fetchObjectIDs(_:)`` finds them, each store's as keys where it
+    /// lists them so (a fetch of faults then makes no ID per object), in order.
+    func fetchMatches(_ request: FetchRequest) throws(StoreError) -> [StoreMatches] {
         let entityNames =
             request.includesSubentities ? model.entityAndDescendants(of: request.entityName) : [request.entityName]
         let holding = state.withLock { state in
             state.entries.filter { entry in entityNames.contains { entry.entityNames.contains($0) } }
         }
         // Sorting across stores needs the values: take the full path.
-        if holding.count > 1, !request.sortDescriptors.isEmpty { return try fetchSnapshots(request).map(\.objectID) }
-        var ids: [ManagedObjectID] = []
-        for entry in holding {
-            let found = try entry.fetchObjectIDs(request, entityNames: entityNames)
-            // The first store's IDs are taken as they are: appending would copy (and retain) every one.
-            if ids.isEmpty { ids = found } else { ids += found }
+        if holding.count > 1, !request.sortDescriptors.isEmpty {
+            return [.ids(try fetchSnapshots(request).map(\.objectID))]
         }
-        return ids
+        var matches: [StoreMatches] = []
+        for entry in holding { matches.append(try entry.fetchMatches(request, entityNames: entityNames)) }
+        return matches
     }
 
     /// The stored state of many objects, in the order of `ids` (missing ones left out): row cache first, the rest

@@ -289,13 +289,16 @@ final class StoreEntry: @unchecked Sendable {
         return result
     }
 
-    /// The IDs of the objects a request matches, without reading their rows from an incremental store.
-    func fetchObjectIDs(_ request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ManagedObjectID] {
+    /// The objects a request matches, without reading their rows from an incremental store: as keys where the store
+    /// lists them so, else as IDs.
+    func fetchMatches(_ request: FetchRequest, entityNames: [String]) throws(StoreError) -> StoreMatches {
         if let incremental = store as? any IncrementalStore {
-            return try incremental.objectIDs(for: request, entityNames: entityNames.filter(self.entityNames.contains))
+            let entityNames = entityNames.filter(self.entityNames.contains)
+            if let keys = try incremental.objectKeys(for: request, entityNames: entityNames) { return .keys(keys) }
+            return .ids(try incremental.objectIDs(for: request, entityNames: entityNames))
         }
         var unused: [ManagedObjectID: ObjectSnapshot] = [:]
-        return try fetch(request, entityNames: entityNames, rowCache: &unused).map(\.objectID)
+        return .ids(try fetch(request, entityNames: entityNames, rowCache: &unused).map(\.objectID))
     }
 
     /// Prepares this store's part of a save; the returned closure updates the contents kept here after commit.
@@ -406,6 +409,30 @@ final class StoreEntry: @unchecked Sendable {
         progress?(objects.count, objects.count)
         return objects.values.sorted {
             ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+        }
+    }
+}
+
+/// The objects of one store (or, for a fetch sorted across stores, of several) that a fetch matched, in its order.
+enum StoreMatches {
+    /// As keys (``ObjectKeys``): no ID made.
+    case keys(ObjectKeys)
+    /// As IDs.
+    case ids([ManagedObjectID])
+
+    /// How many objects.
+    var count: Int {
+        switch self {
+        case .keys(let keys): keys.count
+        case .ids(let ids): ids.count
+        }
+    }
+
+    /// Their IDs.
+    var objectIDs: [ManagedObjectID] {
+        switch self {
+        case .keys(let keys): keys.objectIDs
+        case .ids(let ids): ids
         }
     }
 }

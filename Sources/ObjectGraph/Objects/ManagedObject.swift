@@ -57,9 +57,27 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// The object's entity: its description resolved with inheritance (every attribute and relationship), as
     /// Core Data's `entity`; ``EntityLayout/declaration`` is the entity as the model file declares it.
     public let entity: EntityLayout
-    /// The object's ID: temporary until it is first saved. (Read for every object in every change, fetch and save:
-    /// unchecked for exclusivity; it is replaced only when a temporary ID becomes permanent.)
-    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+    /// The object's ID: temporary until it is first saved. A fault a fetch made from its store's key makes its ID
+    /// the first time it is asked for.
+    public internal(set) var objectID: ManagedObjectID {
+        get {
+            if case .made(let id) = identity { return id }
+            return makeObjectID()
+        }
+        set { identity = .made(newValue) }
+    }
+
+    /// The object's ID, or what a fault made from a key makes it from.
+    enum Identity {
+        /// The ID.
+        case made(ManagedObjectID)
+        /// A permanent ID not made yet: its store and entity, and its key.
+        case key(ObjectIDPrefix, Int64)
+    }
+
+    /// (Read for every object in every change, fetch and save: unchecked for exclusivity; it is replaced only when a
+    /// temporary ID becomes permanent, or when a key's ID is made.)
+    @exclusivity(unchecked) var identity: Identity
     /// The context the object lives in (`nil` once the context is gone or the object was removed from it).
     public internal(set) var managedObjectContext: ManagedObjectContext? {
         get {
@@ -106,7 +124,31 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     ///   - objectID: its ID.
     public required init(layout: EntityLayout, objectID: ManagedObjectID) {
         self.entity = layout
-        self.objectID = objectID
+        self.identity = .made(objectID)
+    }
+
+    /// A fault of this class itself (not a subclass: their initializer is given an ID) whose ID is made when first
+    /// asked for.
+    /// - Parameters:
+    ///   - layout: the object's entity.
+    ///   - prefix: its store and entity (`layout`'s).
+    ///   - key: its key in the store.
+    init(layout: EntityLayout, prefix: ObjectIDPrefix, key: Int64) {
+        self.entity = layout
+        self.identity = .key(prefix, key)
+    }
+
+    /// Makes the ID of a fault made from a key, and keeps it.
+    @inline(never)
+    private func makeObjectID() -> ManagedObjectID {
+        switch identity {
+        case .made(let id):
+            return id
+        case .key(let prefix, let key):
+            let id = prefix.objectID(key)
+            identity = .made(id)
+            return id
+        }
     }
 
     deinit {

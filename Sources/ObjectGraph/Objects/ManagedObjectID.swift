@@ -146,3 +146,22 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     /// The object's URI (`x-coredata://UUID/Entity/pN`, or a temporary one).
     public var description: String { uriString }
 }
+
+/// The store and entity of the permanent IDs of a run of faults a fetch made from keys: shared by them, each makes
+/// its ID from it and its key when first asked for (see ``ManagedObject/objectID``).
+final class ObjectIDPrefix: Sendable {
+    /// The UUID of the store.
+    let storeIdentifier: String
+    /// The entity.
+    let entityName: String
+
+    init(storeIdentifier: String, entityName: String) {
+        self.storeIdentifier = storeIdentifier
+        self.entityName = entityName
+    }
+
+    /// The ID of the object with `key`.
+    func objectID(_ key: Int64) -> ManagedObjectID {
+        ManagedObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: key)
+    }
+}

@@ -234,6 +234,101 @@ struct ObjectRegistryTests {
         #expect(registry.values.count { _ in true } == objects.count)
     }
 
+    /// A fetch of faults from keys (``ObjectRegistry/object(forKey:inTable:prefix:)`` and
+    /// ``ObjectRegistry/register(_:key:inTable:)``) between lookups, registrations and removals by ID, at random keys
+    /// of two entities: the same objects are found either way, and an object made from a key makes its ID only when
+    /// it goes to the dictionary (a key far from the table's).
+    @Test func registeringByKeyAgreesWithRegisteringByID() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [AttributeDescription(name: "name", type: .string)]),
+            EntityDescription(name: "Other", attributes: [AttributeDescription(name: "name", type: .string)]),
+        ])
+        var generator = PredicateFuzzTests.Generator(state: 23)
+        var registry = ObjectRegistry()
+        var objects: [ManagedObjectID: ManagedObject] = [:]
+        var madeByKey = 0
+        for step in 0..<6000 {
+            let key =
+                generator.next() % 10 == 0
+                ? Int64(generator.next() % (1 << 40)) : Int64(generator.next() % 3000) + 1
+            let entity = generator.next() % 3 == 0 ? "Other" : "Item"
+            let id = Self.id(key, entity: entity)
+            let layout = try #require(model.layout(of: entity))
+            switch generator.next() % 6 {
+            case 0:
+                let removed = registry.removeValue(forKey: id)
+                #expect(removed === objects.removeValue(forKey: id), "step \(step), \(id)")
+            case 1:
+                if registry[id] == nil, objects[id] == nil {
+                    let object = ManagedObject(layout: layout, objectID: id)
+                    registry[id] = object
+                    objects[id] = object
+                }
+                #expect(registry[id] === objects[id], "step \(step), \(id)")
+            default:
+                let prefix = ObjectIDPrefix(storeIdentifier: Self.store, entityName: entity)
+                let table = registry.table(storeIdentifier: Self.store, entityName: entity)
+                if let found = registry.object(forKey: key, inTable: table, prefix: prefix) {
+                    #expect(found === objects[id], "step \(step): \(id) found another object")
+                } else {
+                    #expect(objects[id] == nil, "step \(step): \(id) not found")
+                    let object = ManagedObject(layout: layout, prefix: prefix, key: key)
+                    registry.register(object, key: key, inTable: table)
+                    objects[id] = object
+                    madeByKey += 1
+                }
+            }
+        }
+        #expect(madeByKey > 2000)
+        #expect(registry.count == objects.count)
+        for (id, object) in objects {
+            #expect(registry[id] === object, "\(id)")
+            #expect(object.objectID == id)
+        }
+        #expect(registry.values.count { _ in true } == objects.count)
+    }
+
+    /// Objects registered by key in a table make no ID; one whose key is too far from the others goes to the
+    /// dictionary with its ID made, and is found there by key.
+    @Test func onlyAnObjectInTheDictionaryMakesItsID() throws {
+        let layout = try Self.layout()
+        let prefix = ObjectIDPrefix(storeIdentifier: Self.store, entityName: "Item")
+        var registry = ObjectRegistry()
+        // As a fetch does: room for its objects (else, early on, a key far from the first goes to the dictionary).
+        registry.reserve(3001)
+        let table = registry.table(storeIdentifier: Self.store, entityName: "Item")
+        var objects: [Int64: ManagedObject] = [:]
+        for key in Array(Int64(1)...3000).shuffled() + [1 << 40] {
+            let object = ManagedObject(layout: layout, prefix: prefix, key: key)
+            registry.register(object, key: key, inTable: table)
+            objects[key] = object
+        }
+        #expect(registry.countInTables == 3000)
+        for (key, object) in objects {
+            if case .made = object.identity { #expect(key == 1 << 40, "key \(key) made its ID") }
+            #expect(registry.object(forKey: key, inTable: table, prefix: prefix) === object)
+        }
+        guard case .made(let far) = try #require(objects[1 << 40]).identity else {
+            Issue.record("the object in the dictionary has no ID")
+            return
+        }
+        #expect(far == Self.id(1 << 40))
+    }
+
+    /// A list of keys keeps its order and names each key's entity, in runs.
+    @Test func objectKeysKeepOrderAndEntities() {
+        var keys = ObjectKeys(storeIdentifier: Self.store)
+        let entities = ["Item", "Item", "Other", "Item", "Other", "Other", "Third"]
+        for (key, entity) in entities.enumerated() { keys.append(Int64(key + 1), entityName: entity) }
+        #expect(keys.count == 7)
+        #expect(keys.entityNames == ["Item", "Other", "Third"])
+        var runs: [String] = []
+        keys.forEachRun { entity, run in runs.append("\(entity):\(run.map(String.init).joined(separator: ","))") }
+        #expect(runs == ["Item:1,2", "Other:3", "Item:4", "Other:5,6", "Third:7"])
+        #expect(keys.objectIDs == entities.enumerated().map { Self.id(Int64($0.offset + 1), entity: $0.element) })
+        #expect(ObjectKeys(storeIdentifier: Self.store).objectIDs.isEmpty)
+    }
+
     /// Through a context: objects fetched newest first (descending keys) are the ones found by ID afterwards, and
     /// fetching again returns the same instances.
     @Test func aFetchInDescendingKeyOrderIsUniqued() throws {

@@ -1,0 +1,125 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+@testable import SQLiteStore
+
+/// A fetch of faults from a SQLite store reads keys and entity numbers, and the context makes each plain object
+/// without an ID: the ID is made the first time it is asked for, and is the one the store names the row by. Uniquing,
+/// firing, saving and counting see no difference.
+struct KeyFaultTests {
+    /// A registered subclass: its initializer is given an ID.
+    final class KeyedItem: ManagedObject {}
+
+    static func faultsRequest(sortedByName: Bool) -> FetchRequest {
+        var request = FetchRequest(entityName: "Item")
+        request.includesPropertyValues = false
+        if sortedByName { request.sortDescriptors = [ObjectSortDescriptor(keyPath: "name", ascending: false)] }
+        return request
+    }
+
+    static func madeID(_ object: ManagedObject) -> Bool {
+        if case .made = object.identity { return true }
+        return false
+    }
+
+    /// Items and special items (one table) sorted by name: the keys come in many runs of either entity.
+    @Test(arguments: [false, true])
+    func faultsMakeTheirIDsWhenAsked(sortedByName: Bool) throws {
+        let (coordinator, store) = try StreamedFetchTests.store(items: 300, specials: 200)
+        let request = Self.faultsRequest(sortedByName: sortedByName)
+        let expected = try ManagedObjectContext(coordinator: coordinator).fetchObjectIDs(request)
+        #expect(expected.count == 500)
+        let keys = try #require(try store.objectKeys(for: request, entityNames: ["Item", "SpecialItem"]))
+        #expect(keys.objectIDs == expected)
+        #expect(keys.entityNames.sorted() == ["Item", "SpecialItem"])
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(request)
+        #expect(objects.count == 500)
+        #expect(objects.allSatisfy { $0.isFault })
+        let anyMade = objects.contains { Self.madeID($0) }
+        #expect(!anyMade, "an ID was made before it was asked for")
+        #expect(objects.map(\.objectID) == expected)
+        #expect(objects.allSatisfy { Self.madeID($0) })
+        for object in objects {
+            // Made once: asked again, the same instance.
+            #expect(object.objectID === object.objectID)
+            #expect(object.entity.name == object.objectID.entityName)
+            #expect(context.registeredObject(for: object.objectID) === object)
+        }
+        let again = try context.fetch(request)
+        #expect(zip(again, objects).allSatisfy { $0 === $1 })
+        // Fired, each reads its own row.
+        for object in objects {
+            let number = try #require(try object.value(forKey: "number", as: Int64.self))
+            #expect(try object.value(forKey: "name", as: String.self) == "item \(number)")
+            #expect(object.entity.name == (number < 300 ? "Item" : "SpecialItem"))
+        }
+        #expect(try context.count(for: request) == 500)
+        var special = request
+        special.entityName = "SpecialItem"
+        #expect(try context.count(for: special) == 200)
+    }
+
+    /// A fault found first by key is the object an ID names later, and the other way round; a changed one saves.
+    @Test func keysAndIDsFindTheSameObjects() throws {
+        let (coordinator, _) = try StreamedFetchTests.store(items: 50, specials: 0)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let ids = try context.fetchObjectIDs(Self.faultsRequest(sortedByName: false))
+        // Some objects registered by ID before the fetch of faults.
+        let early = try ids.enumerated().filter { $0.offset % 7 == 0 }.map {
+            try context.existingObject(with: $0.element)
+        }
+        let objects = try context.fetch(Self.faultsRequest(sortedByName: false))
+        #expect(objects.count == 50)
+        for (offset, object) in objects.enumerated() where offset % 7 == 0 { #expect(object === early[offset / 7]) }
+        let changed = objects[3]
+        #expect(!Self.madeID(changed))
+        try changed.setAttributeValue(.string("renamed"), forKey: "name")
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        #expect(try reader.existingObject(with: ids[3]).value(forKey: "name", as: String.self) == "renamed")
+    }
+
+    /// A registered subclass is made with its ID, as before.
+    @Test func aSubclassIsGivenItsID() throws {
+        let (coordinator, _) = try StreamedFetchTests.store(items: 20, specials: 5)
+        coordinator.registerClass(KeyedItem.self, forEntityName: "Item")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = Self.faultsRequest(sortedByName: false)
+        request.includesSubentities = false
+        let objects = try context.fetch(request)
+        #expect(objects.count == 20)
+        #expect(objects.allSatisfy { $0 is KeyedItem && Self.madeID($0) })
+    }
+
+    /// Keys far beyond the others go to the registry's dictionary (their IDs made then), and a second fetch finds
+    /// them there.
+    @Test func farKeysAreFoundAgain() throws {
+        let (coordinator, store) = try StreamedFetchTests.store(items: 10, specials: 0)
+        let url = try #require(store.description.url)
+        coordinator.removePersistentStore(store)
+        let database = try SQLiteDatabase(path: url.path, readOnly: false)
+        try database.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 5000000")
+        database.close()
+        let reopened = PersistentStoreCoordinator(model: try StreamedFetchTests.model())
+        _ = try reopened.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let writer = ManagedObjectContext(coordinator: reopened)
+        for i in 0..<10 {
+            try writer.insertNewObject(forEntityName: "Item").setAttributeValue(.string("far \(i)"), forKey: "name")
+        }
+        try writer.save()
+
+        let context = ManagedObjectContext(coordinator: reopened)
+        let objects = try context.fetch(Self.faultsRequest(sortedByName: false))
+        #expect(objects.count == 20)
+        let keys = objects.map(\.objectID.primaryKey)
+        #expect(keys.filter { $0 > 5_000_000 }.count == 10)
+        #expect(context.registered.countInTables < 20, "the far keys should be in the dictionary")
+        let again = try context.fetch(Self.faultsRequest(sortedByName: false))
+        #expect(zip(again, objects).allSatisfy { $0 === $1 })
+        for object in objects { #expect(context.registeredObject(for: object.objectID) === object) }
+    }
+}
