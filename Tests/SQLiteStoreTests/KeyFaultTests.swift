@@ -51,12 +51,15 @@ struct KeyFaultTests {
         }
         let again = try context.fetch(request)
         #expect(zip(again, objects).allSatisfy { $0 === $1 })
-        // Fired, each reads its own row.
+        // Fired, each reads its own row (and version: every row was saved once).
+        #expect(objects.allSatisfy { $0.storedVersion == 0 })
         for object in objects {
             let number = try #require(try object.value(forKey: "number", as: Int64.self))
             #expect(try object.value(forKey: "name", as: String.self) == "item \(number)")
             #expect(object.entity.name == (number < 300 ? "Item" : "SpecialItem"))
+            #expect(object.storedVersion == 1)
         }
+        #expect(objects.map(\.objectID) == expected)
         #expect(try context.count(for: request) == 500)
         var special = request
         special.entityName = "SpecialItem"

@@ -315,6 +315,25 @@ struct ObjectRegistryTests {
         #expect(far == Self.id(1 << 40))
     }
 
+    /// A fault made from a key keeps the key where its store version goes (it has none until filled): it reads as
+    /// version 0, and given a version or an ID it makes its ID first, so the key is never read as a version.
+    @Test func aKeyFaultMakesItsIDBeforeItTakesAVersion() throws {
+        let layout = try Self.layout()
+        let prefix = ObjectIDPrefix(storeIdentifier: Self.store, entityName: "Item")
+        let versioned = ManagedObject(layout: layout, prefix: prefix, key: 77)
+        #expect(versioned.storeVersion == 0)
+        versioned.storeVersion = 5
+        #expect(versioned.objectID == Self.id(77))
+        #expect(versioned.storeVersion == 5)
+        let renamed = ManagedObject(layout: layout, prefix: prefix, key: 78)
+        renamed.objectID = Self.id(9)
+        #expect(renamed.objectID == Self.id(9))
+        #expect(renamed.storeVersion == 0)
+        let asked = ManagedObject(layout: layout, prefix: prefix, key: 79)
+        #expect(asked.objectID == Self.id(79))
+        #expect(asked.storeVersion == 0)
+    }
+
     /// A list of keys keeps its order and names each key's entity, in runs.
     @Test func objectKeysKeepOrderAndEntities() {
         var keys = ObjectKeys(storeIdentifier: Self.store)
