@@ -193,6 +193,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         let context = ManagedObjectContext(coordinator: coordinator)
         FuzzSupport.readEverything(context)
+        // Faults listed by key (each makes its ID when asked), in a context of their own, sorted so entities
+        // interleave; counted; a few fired.
+        let faulting = ManagedObjectContext(coordinator: coordinator)
+        for entity in FuzzSupport.model.entities where entity.parentName == nil {
+            var request = FetchRequest(entityName: entity.name)
+            request.includesPropertyValues = false
+            request.sortDescriptors = entity.attributes.first.map { [ObjectSortDescriptor(keyPath: $0.name)] } ?? []
+            _ = try? faulting.count(for: request)
+            for object in ((try? faulting.fetch(request)) ?? []).prefix(3) {
+                _ = object.objectID.description
+                _ = try? object.attributeValue(forKey: object.entity.attributes.first?.name ?? "")
+            }
+        }
         // Read strictly, every object can be copied into each store type (or the copy is refused).
         if options == ["readOnly": "YES"] { FuzzSupport.checkCopies(of: store, in: coordinator) }
         if options["lenientValues"] == "YES" {
