@@ -349,6 +349,30 @@ struct SQLiteSafetyTests {
         }
     }
 
+    /// A fetch of faults reads keys and entity numbers alone (no ID made per row): a bad key is the same error, naming
+    /// the table and the value, as in a fetch of values; a row of an entity the model lacks is left out of both alike.
+    @Test func aFetchOfFaultsRefusesBadKeysAsAFetchOfValuesDoes() throws {
+        let url = try Self.companyStore()
+        try execute(url, "UPDATE ZEMPLOYEE SET Z_PK = -3 WHERE ZNAME = 'Ann'")
+        var faults = FetchRequest(entityName: "Employee")
+        faults.includesPropertyValues = false
+        do {
+            let found = try Self.context(url, options: ["readOnly": "YES"]).fetch(faults)
+            Issue.record("a key of -3 fetched \(found.count) faults without an error")
+        } catch {
+            #expect("\(error)".contains("\"ZEMPLOYEE\": a row has the key integer -3"), "\(error)")
+        }
+
+        let other = try Self.companyStore()
+        try execute(other, "UPDATE ZEMPLOYEE SET Z_ENT = 99 WHERE ZNAME = 'Ann'")
+        let context = try Self.context(other, options: ["readOnly": "YES"])
+        let values = try context.fetch(FetchRequest(entityName: "Employee")).map(\.objectID)
+        let keyed = try Self.context(other, options: ["readOnly": "YES"]).fetch(faults).map(\.objectID)
+        #expect(values.count == 1)
+        #expect(keyed == values)
+        #expect(try context.count(for: faults) == 1)
+    }
+
     /// A fetch of every entity a table holds still leaves out a row of an entity the model lacks, with a predicate
     /// (whose terms SQLite tests before the entity check), a sort, or neither.
     @Test(arguments: [nil, "name == 'Ann'", "name != 'Nobody'"], [false, true])

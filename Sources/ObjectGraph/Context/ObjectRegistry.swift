@@ -160,12 +160,18 @@ struct ObjectRegistry {
     /// The table of a permanent ID's store and entity, if there is one.
     private mutating func tableNumber(of id: ManagedObjectID) -> Int? {
         guard let store = id.storeIdentifier else { return nil }
-        if lastTable < tables.count, tableKeys[lastTable].entityName == id.entityName,
-            tableKeys[lastTable].storeIdentifier == store
+        return tableNumber(storeIdentifier: store, entityName: id.entityName)
+    }
+
+    /// The table of a store and entity, if there is one (the last one used is tried first).
+    @inline(__always)
+    private mutating func tableNumber(storeIdentifier: String, entityName: String) -> Int? {
+        if lastTable < tables.count, tableKeys[lastTable].entityName == entityName,
+            tableKeys[lastTable].storeIdentifier == storeIdentifier
         {
             return lastTable
         }
-        guard let number = tableNumbers[TableKey(storeIdentifier: store, entityName: id.entityName)] else {
+        guard let number = tableNumbers[TableKey(storeIdentifier: storeIdentifier, entityName: entityName)] else {
             return nil
         }
         lastTable = number
@@ -217,16 +223,8 @@ struct ObjectRegistry {
     /// The table of a store's entity, made when there is none yet: a fetch finds it once for a run of the entity's
     /// keys (see ``object(forKey:inTable:prefix:)`` and ``register(_:key:inTable:)``).
     mutating func table(storeIdentifier: String, entityName: String) -> Int {
-        if lastTable < tables.count, tableKeys[lastTable].entityName == entityName,
-            tableKeys[lastTable].storeIdentifier == storeIdentifier
-        {
-            return lastTable
-        }
-        if let number = tableNumbers[TableKey(storeIdentifier: storeIdentifier, entityName: entityName)] {
-            lastTable = number
-            return number
-        }
-        return addTable(store: storeIdentifier, entityName: entityName)
+        tableNumber(storeIdentifier: storeIdentifier, entityName: entityName)
+            ?? addTable(store: storeIdentifier, entityName: entityName)
     }
 
     /// The object registered for `key` in table `number` (``table(storeIdentifier:entityName:)``), without an ID
