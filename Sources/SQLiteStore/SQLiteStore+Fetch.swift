@@ -76,7 +76,10 @@ extension SQLiteStore {
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
     public func snapshots(for request: FetchRequest, entityNames: [String]) throws(StoreError) -> [ObjectSnapshot] {
         var result: [ObjectSnapshot] = []
-        try snapshots(for: request, entityNames: entityNames, expecting: { result.reserveCapacity($0) }) {
+        // Kept in a list, each is known by its ID (made once, as the row is read).
+        try snapshots(
+            for: request, entityNames: entityNames, identifiedByKey: false, expecting: { result.reserveCapacity($0) }
+        ) {
             result.append($0)
             return true
         }
@@ -92,10 +95,19 @@ extension SQLiteStore {
     ///     predicate, a `count(*)` of the table (or of its rows of these entities), counting no further than the
     ///     request's limit.
     ///   - body: Called with each matching object's snapshot; returns whether it keeps it (when it does not, the next
-    ///     row is read into the same arrays).
+    ///     row is read into the same arrays). A snapshot read by the one statement knows its object by key: its
+    ///     `ObjectSnapshot.objectID` is made when asked for.
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
     public func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
+        each body: (ObjectSnapshot) -> Bool
+    ) throws(StoreError) {
+        try snapshots(for: request, entityNames: entityNames, identifiedByKey: true, expecting: expecting, each: body)
+    }
+
+    /// ``snapshots(for:entityNames:expecting:each:)``, the rows read by one statement known by key or by ID.
+    private func snapshots(
+        for request: FetchRequest, entityNames: [String], identifiedByKey: Bool, expecting: (Int) -> Void,
         each body: (ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return }
@@ -112,11 +124,13 @@ extension SQLiteStore {
             }
             if let byKey = selection.byKey {
                 try readRows(
-                    Self.limited(try keyOrdered(sql, byKey: byKey), request, wholly: true), bindings, table: table, body
-                )
+                    Self.limited(try keyOrdered(sql, byKey: byKey), request, wholly: true), bindings, table: table,
+                    identifiedByKey: identifiedByKey, body)
                 return
             }
-            try readRows(Self.limited(sql, request, wholly: true), bindings, table: table, body)
+            try readRows(
+                Self.limited(sql, request, wholly: true), bindings, table: table,
+                identifiedByKey: identifiedByKey, body)
         } catch {
             throw storeError(error)
         }
@@ -355,6 +369,8 @@ extension SQLiteStore {
             let entityIndex: Int32?
         }
         let entityName: String
+        /// The store and entity of the IDs of the entity's rows.
+        let prefix: ObjectIDPrefix
         let layout: EntityLayout
         let attributes: [Attribute]
         let toOnes: [ToOne]
@@ -362,10 +378,11 @@ extension SQLiteStore {
         let relationships: [RelationshipSlotValue]
 
         init(
-            entityName: String, layout: EntityLayout, attributes: [Attribute], toOnes: [ToOne],
-            relationships: [RelationshipSlotValue]
+            entityName: String, prefix: ObjectIDPrefix, layout: EntityLayout, attributes: [Attribute],
+            toOnes: [ToOne], relationships: [RelationshipSlotValue]
         ) {
             self.entityName = entityName
+            self.prefix = prefix
             self.layout = layout
             self.attributes = attributes
             self.toOnes = toOnes
@@ -415,8 +432,8 @@ extension SQLiteStore {
             }
         }
         return RowPlan(
-            entityName: entityName, layout: layout, attributes: attributes, toOnes: toOnes,
-            relationships: relationships)
+            entityName: entityName, prefix: ObjectIDPrefix(storeIdentifier: identifier, entityName: entityName),
+            layout: layout, attributes: attributes, toOnes: toOnes, relationships: relationships)
     }
 
     /// Whether a lenient read leaves out a destination row whose `Z_ENT` is not an entity of the destination's kind
@@ -483,7 +500,7 @@ extension SQLiteStore {
     ///     same arrays).
     func readRows(
         _ sql: String, _ bindings: [SQLiteValue], table: String, keeping: ((Int64) -> Bool)? = nil,
-        _ body: (ObjectSnapshot) -> Bool
+        identifiedByKey: Bool = false, _ body: (ObjectSnapshot) -> Bool
     ) throws(SQLiteStoreError) {
         // The statement's columns, found once (not per row).
         // (The positions apart from the names: read per row, they are copied without retaining anything.)
@@ -519,8 +536,24 @@ extension SQLiteStore {
             {
                 return
             }
-            let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
-            let ent = sqlite3_column_int64(statement, entIndex)
+            // The row's key and entity number, checked; its ID made now unless the snapshot is to know it by key.
+            let pk: Int64
+            let ent: Int64
+            let madeID: ManagedObjectID?
+            if identifiedByKey {
+                pk = Self.integer(statement, pkIndex) ?? 0
+                guard pk > 0 else { throw badKey(statement, pkIndex, table: table) }
+                guard let number = Self.integer(statement, entIndex) else {
+                    throw badEntity(statement, entIndex, key: pk, table: table)
+                }
+                ent = number
+                madeID = nil
+            } else {
+                let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
+                pk = id.primaryKey
+                ent = sqlite3_column_int64(statement, entIndex)
+                madeID = id
+            }
             let plan: RowPlan
             // Rows come in runs of one entity: the last plan is tried before the table of plans.
             if let (lastEnt, lastPlan) = last, lastEnt == ent {
@@ -530,14 +563,19 @@ extension SQLiteStore {
                 last = (ent, known)
                 recent = Array(repeating: nil, count: known.toOnes.count)
             } else {
-                guard let made = rowPlan(entityName: id.entityName, columns: columns) else {
-                    throw SQLiteStoreError(.malformed, path: database.path, "no entity \(id.entityName) in the model")
+                guard let entityName = schema.entityName(number: ent) else {
+                    throw badEntity(statement, entIndex, key: pk, table: table)
+                }
+                guard let made = rowPlan(entityName: entityName, columns: columns) else {
+                    throw SQLiteStoreError(.malformed, path: database.path, "no entity \(entityName) in the model")
                 }
                 plans[ent] = made
                 plan = made
                 last = (ent, made)
                 recent = Array(repeating: nil, count: made.toOnes.count)
             }
+            /// The row's object, named in messages.
+            var id: ManagedObjectID { madeID ?? plan.prefix.objectID(pk) }
             // Values go straight into the entity's slots (no dictionary by name).
             let rowValues: SlotValues
             if values?.layout === plan.layout, isKnownUniquelyReferenced(&values), let reused = values {
@@ -661,8 +699,9 @@ extension SQLiteStore {
                 }
             }
             var snapshot = ObjectSnapshot(
-                objectID: id, version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1,
-                values: rowValues, relationships: relationships)
+                identity: madeID.map { .id($0) } ?? .key(plan.prefix, pk),
+                version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1, values: rowValues,
+                relationships: relationships)
             snapshot.rawKeys = rawKeys
             if body(snapshot) { filledFor = nil }
         }

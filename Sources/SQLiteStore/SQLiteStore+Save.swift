@@ -376,12 +376,14 @@ extension SQLiteStore {
     /// SQLite's NUMERIC affinity turns a number's text into an integer or a 64-bit floating point number (15
     /// significant digits), as Core Data's decimals are kept: one that does not come back equal is refused.
     private func checkStorable(
-        _ value: AttributeValue, _ encoded: SQLiteValue, _ objectID: ManagedObjectID, _ key: String
+        _ value: AttributeValue, _ encoded: SQLiteValue, _ objectID: @autoclosure () -> ManagedObjectID,
+        _ key: String
     ) throws(SQLiteStoreError) {
+        // (The ID is made only for a message: a snapshot may know its object by key.)
         func refuse(_ why: String) -> SQLiteStoreError {
-            SQLiteStoreError(
-                .unsupported, path: database.path,
-                "\(objectID.entityName).\(key) of \(objectID) \(why); not saved")
+            let id = objectID()
+            return SQLiteStoreError(
+                .unsupported, path: database.path, "\(id.entityName).\(key) of \(id) \(why); not saved")
         }
         switch (value, encoded) {
         case (_, .real(let number)) where number.isNaN:
@@ -533,7 +535,8 @@ extension SQLiteStore {
         guard let snapshot = update.pointer(to: \.snapshot) else {
             throw SQLiteStoreError(.malformed, path: database.path, "an update without its snapshot's place")
         }
-        let entityName = snapshot.pointee.objectID.entityName
+        let id = snapshot.pointee.objectID
+        let entityName = id.entityName
         var keys = update.pointee.changedKeys
         if !triggerMaintained.isEmpty {
             // A count the store's triggers keep is theirs to write (they run as the rows it counts change).
@@ -573,7 +576,7 @@ extension SQLiteStore {
                 parameter += 1
                 try database.bind(statement, parameter, value)
             }
-            try database.bind(statement, parameter + 1, .integer(snapshot.pointee.objectID.primaryKey))
+            try database.bind(statement, parameter + 1, .integer(id.primaryKey))
             try database.bind(statement, parameter + 2, .integer(update.pointee.expectedVersion))
             try database.step(statement, sql: kept.sql)
         } else {
@@ -583,7 +586,7 @@ extension SQLiteStore {
                 columns.append(column())
                 values.append(value)
             }
-            values.append(.integer(snapshot.pointee.objectID.primaryKey))
+            values.append(.integer(id.primaryKey))
             values.append(.integer(update.pointee.expectedVersion))
             let sets = columns.map { ", \(SQLiteSchema.q($0)) = ?" }.joined()
             let sql =

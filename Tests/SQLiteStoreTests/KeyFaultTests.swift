@@ -125,4 +125,124 @@ struct KeyFaultTests {
         #expect(zip(again, objects).allSatisfy { $0 === $1 })
         for object in objects { #expect(context.registeredObject(for: object.objectID) === object) }
     }
+
+    /// Keys at the edge of what an object keeps beside its flags (56 bits) and beyond it: each object has its row's ID
+    /// and values, and its flags work as before.
+    @Test func keysBeyondWhatFitsBesideTheFlagsMakeTheirIDsAtOnce() throws {
+        let (coordinator, store) = try StreamedFetchTests.store(items: 5, specials: 0)
+        // Neighbouring keys across the edge (they share the registry's table), and the largest key (alone, in its
+        // dictionary).
+        let edge: Int64 = (1 << 55) - 1
+        let keys: [Int64] = [edge - 1, edge, edge + 1, edge + 2, .max]
+        for (row, key) in zip(1..., keys) {
+            try store.database.run("UPDATE ZITEM SET Z_PK = \(key) WHERE Z_PK = \(row)")
+        }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(Self.faultsRequest(sortedByName: false))
+        #expect(objects.count == 5)
+        #expect(objects.prefix(4).map { Self.madeID($0) } == [false, false, true, true])
+        // Deleted (which makes its ID), an object made from a key keeps both.
+        let plain = objects[1]
+        context.delete(plain)
+        #expect(plain.isDeleted)
+        #expect(objects.map(\.objectID.primaryKey) == keys)
+        #expect(plain.isDeleted)
+        for (object, number) in zip(objects, 0...) {
+            #expect(context.registeredObject(for: object.objectID) === object)
+            #expect(try object.value(forKey: "name", as: String.self) == "item \(number)")
+            #expect(object.storedVersion == 1)
+        }
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        #expect(
+            try reader.fetch(Self.faultsRequest(sortedByName: false)).map(\.objectID.primaryKey) == [
+                edge - 1, edge + 1, edge + 2, .max,
+            ])
+    }
+
+    /// An object made from a key keeps its key beside its flags and its version: setting either changes neither
+    /// the key nor the other, for any key that fits (negative ones too) and any flags.
+    @Test(arguments: [1, 4_096, (1 << 55) - 1, -(1 << 55), -1] as [Int64])
+    func aKeyKeptBesideTheFlagsStaysWhole(key: Int64) throws {
+        let layout = try #require(try StreamedFetchTests.model().layout(of: "Item"))
+        let prefix = ObjectIDPrefix(storeIdentifier: "S", entityName: "Item")
+        #expect(ManagedObject.keyFitsBesideFlags(key))
+        let object = ManagedObject(layout: layout, prefix: prefix, key: key)
+        #expect(!Self.madeID(object))
+        object.flags = ManagedObject.Flags(rawValue: 0xFF)
+        object.storeVersion = -1
+        #expect(object.flags.rawValue == 0xFF)
+        object.flags.remove(.deleted)
+        #expect(object.flags.rawValue == 0xFD)
+        #expect(!Self.madeID(object))
+        #expect(object.objectID == prefix.objectID(key))
+        #expect(Self.madeID(object))
+        #expect(object.flags.rawValue == 0xFD)
+        #expect(object.storeVersion == -1)
+        // Keys beyond are made into IDs at once.
+        for beyond in [Int64(1) << 55, .max, .min, -(1 << 55) - 1] {
+            #expect(!ManagedObject.keyFitsBesideFlags(beyond))
+            let far = ManagedObject(layout: layout, prefix: prefix, key: beyond)
+            #expect(Self.madeID(far))
+            #expect(far.objectID.primaryKey == beyond)
+            #expect(far.flags.isEmpty)
+        }
+    }
+
+    /// A fetch of values of more rows than the coordinator's row cache holds hands each row over by key: the objects
+    /// are filled (values and version) with their IDs not made, and are the objects those IDs name.
+    @Test func aFullFetchOfMoreRowsThanTheCacheHoldsMakesNoIDs() throws {
+        let (coordinator, _) = try StreamedFetchTests.store(items: 50_010, specials: 7)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let ids = try context.fetchObjectIDs(Self.faultsRequest(sortedByName: false))
+        #expect(ids.count == 50_017)
+        // Some registered by ID first: the fetch fills and returns those same objects.
+        let early = try [0, 17, 40_000, 50_016].map { try context.existingObject(with: ids[$0]) }
+        let objects = try context.fetch(FetchRequest(entityName: "Item"))
+        #expect(objects.count == 50_017)
+        #expect(zip([0, 17, 40_000, 50_016], early).allSatisfy { objects[$0] === $1 })
+        let made = objects.filter { Self.madeID($0) }.count
+        #expect(made == 4, "only the objects registered by ID beforehand have IDs")
+        #expect(objects.allSatisfy { !$0.isFault && $0.storedVersion == 1 })
+        // The version was kept beside the key: still no ID made.
+        #expect(objects.filter { Self.madeID($0) }.count == 4)
+        #expect(objects.map(\.objectID) == ids)
+        for (object, id) in zip(objects, ids) where id.primaryKey % 997 == 0 {
+            #expect(context.registeredObject(for: id) === object)
+            #expect(object.entity.name == id.entityName)
+            let number = try #require(try object.value(forKey: "number", as: Int64.self))
+            #expect(try object.value(forKey: "name", as: String.self) == "item \(number)")
+        }
+        let again = try context.fetch(FetchRequest(entityName: "Item"))
+        #expect(zip(again, objects).allSatisfy { $0 === $1 })
+    }
+
+    /// A snapshot known by key equals, and hashes as, the same snapshot known by ID.
+    @Test func aSnapshotKnownByKeyEqualsOneKnownByID() throws {
+        let layout = try #require(try StreamedFetchTests.model().layout(of: "Item"))
+        let prefix = ObjectIDPrefix(storeIdentifier: "S", entityName: "Item")
+        let values = SlotValues(layout: layout, values: [.integer64(3), .string("three")])
+        let byKey = ObjectSnapshot(identity: .key(prefix, 7), version: 2, values: values)
+        let byID = ObjectSnapshot(objectID: prefix.objectID(7), version: 2, values: values)
+        let otherKey = ObjectSnapshot(identity: .key(prefix, 8), version: 2, values: values)
+        let otherEntity = ObjectSnapshot(
+            identity: .key(ObjectIDPrefix(storeIdentifier: "S", entityName: "SpecialItem"), 7), version: 2,
+            values: values)
+        #expect(byKey == byID)
+        #expect(byID == byKey)
+        #expect(byKey.hashValue == byID.hashValue)
+        #expect(byKey != otherKey)
+        #expect(byKey != otherEntity)
+        #expect(otherEntity != byID)
+        #expect(byKey.objectID == prefix.objectID(7))
+        // Given an ID, it is known by it.
+        var renamed = byKey
+        renamed.objectID = prefix.objectID(9)
+        guard let id = renamed.identity.madeID else {
+            Issue.record("a snapshot given an ID is still known by key")
+            return
+        }
+        #expect(id.primaryKey == 9)
+        #expect(renamed != byKey)
+    }
 }

@@ -40,6 +40,9 @@ extension ManagedObjectContext {
             var failed = false
             var storeFailure: StoreError? = nil
             var awoken: [ManagedObject] = []
+            // Rows a store hands over by key come in runs of one entity: what making their objects needs is found
+            // once per run.
+            var run: KeyRun? = nil
             do {
                 try persistentStoreCoordinator.fetchSnapshots(
                     storeRequest,
@@ -50,7 +53,19 @@ extension ManagedObjectContext {
                 ) { snapshot, dropped in
                     guard !failed else { return }
                     do throws(ObjectGraphError) {
-                        let object = try fault(for: snapshot.objectID)
+                        let object: ManagedObject
+                        if let (prefix, key) = snapshot.identity.keyed {
+                            if let current = run, current.prefix === prefix {
+                                // The usual case: a row of the same entity as the one before (the store's prefix).
+                                object = fault(forKey: key, in: current)
+                            } else {
+                                let current = try keyRun(prefix, key, after: run)
+                                run = current
+                                object = fault(forKey: key, in: current)
+                            }
+                        } else {
+                            object = try fault(for: snapshot.objectID)
+                        }
                         if object.isFault {
                             try object.fill(from: snapshot, adopting: dropped)
                             // A plain object's `awakeFromFetch` does nothing: only a subclass's is remembered.

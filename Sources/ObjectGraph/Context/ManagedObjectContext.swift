@@ -245,27 +245,69 @@ public final class ManagedObjectContext {
     /// registered: objects of ``ManagedObject`` itself make their IDs when first asked for.
     func faults(for keys: ObjectKeys, into results: inout [ManagedObject]) throws(ObjectGraphError) {
         let store = keys.storeIdentifier
-        let link = self.link
-        try keys.forEachRun { (entityName, run) throws(ObjectGraphError) in
-            guard let first = run.first else { return }
-            let prefix = ObjectIDPrefix(storeIdentifier: store, entityName: entityName)
-            guard let layout = faultLayout(of: entityName) else { throw Self.unknownEntity(prefix.objectID(first)) }
-            let type = persistentStoreCoordinator.objectClass(forEntityName: entityName)
-            let table = registered.table(storeIdentifier: store, entityName: entityName)
-            for key in run {
-                if let object = registered.object(forKey: key, inTable: table, prefix: prefix) {
-                    results.append(object)
-                    continue
-                }
-                let object =
-                    type == ManagedObject.self
-                    ? ManagedObject(layout: layout, prefix: prefix, key: key)
-                    : type.init(layout: layout, objectID: prefix.objectID(key))
-                object.contextLink = link
-                registered.register(object, key: key, inTable: table)
-                results.append(object)
-            }
+        var run: KeyRun? = nil
+        try keys.forEachRun { (entityName, keys) throws(ObjectGraphError) in
+            guard let first = keys.first else { return }
+            let current = try keyRun(ObjectIDPrefix(storeIdentifier: store, entityName: entityName), first, after: run)
+            run = current
+            for key in keys { results.append(fault(forKey: key, in: current)) }
         }
+    }
+
+    /// What making the faults of one store's entity from keys needs, found once for a run of its keys (a class: a
+    /// fetch holds the current run, and tests it per row, without copying its fields).
+    final class KeyRun {
+        /// The store and entity.
+        let prefix: ObjectIDPrefix
+        /// The entity's layout.
+        let layout: EntityLayout
+        /// The class of its objects.
+        let type: ManagedObject.Type
+        /// The registry's table of the store's entity.
+        let table: Int
+        /// The way back to this context, given to each object.
+        let link: ContextLink
+
+        init(prefix: ObjectIDPrefix, layout: EntityLayout, type: ManagedObject.Type, table: Int, link: ContextLink) {
+            self.prefix = prefix
+            self.layout = layout
+            self.type = type
+            self.table = table
+            self.link = link
+        }
+    }
+
+    /// The run of `prefix`'s keys: `last` when it is of the same store and entity, else found anew.
+    /// - Parameters:
+    ///   - prefix: the store and entity.
+    ///   - key: a key of the run (named in the error for an entity the model does not have).
+    ///   - last: the run before.
+    func keyRun(_ prefix: ObjectIDPrefix, _ key: Int64, after last: KeyRun?) throws(ObjectGraphError) -> KeyRun {
+        if let last,
+            last.prefix === prefix
+                || (last.prefix.entityName == prefix.entityName
+                    && last.prefix.storeIdentifier == prefix.storeIdentifier)
+        {
+            return last
+        }
+        guard let layout = faultLayout(of: prefix.entityName) else { throw Self.unknownEntity(prefix.objectID(key)) }
+        return KeyRun(
+            prefix: prefix, layout: layout,
+            type: persistentStoreCoordinator.objectClass(forEntityName: prefix.entityName),
+            table: registered.table(storeIdentifier: prefix.storeIdentifier, entityName: prefix.entityName), link: link)
+    }
+
+    /// The object of `key` in `run`: the registered one, or a fault made and registered (of ``ManagedObject`` itself,
+    /// it makes its ID when first asked for).
+    func fault(forKey key: Int64, in run: KeyRun) -> ManagedObject {
+        if let object = registered.object(forKey: key, inTable: run.table, prefix: run.prefix) { return object }
+        let object =
+            run.type == ManagedObject.self
+            ? ManagedObject(layout: run.layout, prefix: run.prefix, key: key)
+            : run.type.init(layout: run.layout, objectID: run.prefix.objectID(key))
+        object.contextLink = run.link
+        registered.register(object, key: key, inTable: run.table)
+        return object
     }
 
     /// The object for an ID, loaded, or an error when it does not exist.

@@ -19,7 +19,21 @@ struct ObjectRegistry {
         /// How many slots hold an object.
         var count = 0
         /// How many of this table's IDs are in the dictionary instead.
-        var overflow = 0
+        var overflow = 0 {
+            didSet { if overflow == 0 { elsewhere = [] } }
+        }
+        /// Every key of this table sent to the dictionary since it last held none (a key there now is among them):
+        /// a lookup by key makes an ID to look in the dictionary only for these.
+        private var elsewhere: Set<Int64> = []
+
+        /// Whether `key`'s object may be in the dictionary.
+        func mayBeElsewhere(_ key: Int64) -> Bool { overflow > 0 && elsewhere.contains(key) }
+
+        /// Counts one more of the table's IDs, with `key`, as sent to the dictionary.
+        mutating func sentElsewhere(_ key: Int64) {
+            overflow += 1
+            elsewhere.insert(key)
+        }
 
         /// The slot of `key`, if the table has one.
         func slot(of key: Int64) -> Int? {
@@ -76,13 +90,13 @@ struct ObjectRegistry {
                 {
                     return object
                 }
-                return temporary.overflow > 0 ? others[id] : nil
+                return temporary.mayBeElsewhere(Int64(bitPattern: number)) ? others[id] : nil
             }
             guard let number = tableNumber(of: id) else { return others[id] }
             if let slot = tables[number].slot(of: id.primaryKey), let object = tables[number].slots[slot] {
                 return object
             }
-            return tables[number].overflow > 0 ? others[id] : nil
+            return tables[number].mayBeElsewhere(id.primaryKey) ? others[id] : nil
         }
         set {
             if let newValue {
@@ -216,7 +230,7 @@ struct ObjectRegistry {
         if let slot = tables[number].slot(of: id.primaryKey), let object = tables[number].slots[slot] {
             return .registered(object)
         }
-        if tables[number].overflow > 0, let object = others[id] { return .registered(object) }
+        if tables[number].mayBeElsewhere(id.primaryKey), let object = others[id] { return .registered(object) }
         return .table(number)
     }
 
@@ -233,9 +247,11 @@ struct ObjectRegistry {
     ///   - key: the primary key.
     ///   - number: the table of the key's store and entity.
     ///   - prefix: the same store and entity, to make the ID to look for in the dictionary.
-    func object(forKey key: Int64, inTable number: Int, prefix: ObjectIDPrefix) -> ManagedObject? {
+    /// (Mutating, though it changes nothing, as ``find(_:)`` is: called on the context's registry, a non-mutating
+    /// method is given a copy of it, every field retained and released again, per object.)
+    mutating func object(forKey key: Int64, inTable number: Int, prefix: ObjectIDPrefix) -> ManagedObject? {
         if let slot = tables[number].slot(of: key), let object = tables[number].slots[slot] { return object }
-        return tables[number].overflow > 0 ? others[prefix.objectID(key)] : nil
+        return tables[number].mayBeElsewhere(key) ? others[prefix.objectID(key)] : nil
     }
 
     /// Registers `object`, with `key` in table `number` (``table(storeIdentifier:entityName:)``) and nothing
@@ -302,7 +318,7 @@ struct ObjectRegistry {
         }
         let (index, overflowed) = key.subtractingReportingOverflow(table.base)
         guard !overflowed, index >= 0, index < Int64(allowed) else {
-            if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.overflow += 1 }
+            if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.sentElsewhere(key) }
             return
         }
         let slot = Int(index)
@@ -314,12 +330,14 @@ struct ObjectRegistry {
         if let existing = table.slots[slot] {
             // Another ID with the same temporary number (a made-up one) takes the dictionary.
             guard !byNumber || existing.objectID == (id ?? object.objectID) else {
-                if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.overflow += 1 }
+                if others.updateValue(object, forKey: id ?? object.objectID) == nil { table.sentElsewhere(key) }
                 return
             }
         } else {
             // Registered before the table reached this key, the ID may be in the dictionary.
-            if table.overflow > 0, others.removeValue(forKey: id ?? object.objectID) != nil { table.overflow -= 1 }
+            if table.mayBeElsewhere(key), others.removeValue(forKey: id ?? object.objectID) != nil {
+                table.overflow -= 1
+            }
             table.count += 1
             inTables += 1
         }
@@ -337,7 +355,7 @@ struct ObjectRegistry {
             inTables -= 1
             return object
         }
-        guard table.overflow > 0, let object = others.removeValue(forKey: id) else { return nil }
+        guard table.mayBeElsewhere(key), let object = others.removeValue(forKey: id) else { return nil }
         table.overflow -= 1
         return object
     }

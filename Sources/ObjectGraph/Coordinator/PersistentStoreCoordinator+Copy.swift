@@ -142,7 +142,7 @@ extension PersistentStoreCoordinator {
                 "the copy has store UUID \(opened.identifier), not \(store.identifier): it was changed while written")
         }
         state.entries[index] = entry
-        state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+        state.rowCache.removeRows(ofStore: store.identifier)
         return entry
     }
 
@@ -262,7 +262,7 @@ extension PersistentStoreCoordinator {
     ) throws(StoreError) {
         let order = try CopyOrder(of: entry, in: source, scope: target.primaryKeyScope, order: target.streamOrder)
         var position = 0
-        var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
+        var uncached = RowCache()
         let stream = AtomicStoreStream(
             identifier: source.identifier, metadata: target.metadata, highestKey: order.highestKey,
             count: order.count, counts: order.counts, key: order.newKey, holds: order.holds

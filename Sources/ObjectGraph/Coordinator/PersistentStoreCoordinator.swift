@@ -79,7 +79,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public func removePersistentStore(_ store: any PersistentStore) {
         state.withLock { state in
             state.entries.removeAll { $0.store === store }
-            state.rowCache = state.rowCache.filter { $0.key.storeIdentifier != store.identifier }
+            state.rowCache.removeRows(ofStore: store.identifier)
         }
     }
 
@@ -322,9 +322,9 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             if let whole { return whole }
         }
-        var given: [ManagedObjectID: ObjectSnapshot] = [:]
+        var given = RowCache()
         given.reserveCapacity(snapshots.count)
-        for snapshot in snapshots { given[snapshot.objectID] = snapshot }
+        for snapshot in snapshots { given.insert(snapshot) }
         let ids = snapshots.map(\.objectID)
         return try state.withLock { (state) throws(StoreError) -> [ObjectSnapshot] in
             try Self.whole(ids, in: state.entries, rows: &given) { _, id, rows in rows[id] }
@@ -335,8 +335,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// rest read, and to-many faults read one request per relationship; an atomic store's objects (whole already)
     /// from `atomic`.
     private static func whole(
-        _ ids: [ManagedObjectID], in entries: [StoreEntry], rows: inout [ManagedObjectID: ObjectSnapshot],
-        atomic: (StoreEntry, ManagedObjectID, [ManagedObjectID: ObjectSnapshot]) -> ObjectSnapshot?
+        _ ids: [ManagedObjectID], in entries: [StoreEntry], rows: inout RowCache,
+        atomic: (StoreEntry, ManagedObjectID, RowCache) -> ObjectSnapshot?
     ) throws(StoreError) -> [ObjectSnapshot] {
         var byStore: [String: [ManagedObjectID]] = [:]
         for id in ids { byStore[id.storeIdentifier ?? "", default: []].append(id) }

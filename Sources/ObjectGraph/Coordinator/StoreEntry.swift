@@ -6,13 +6,13 @@ struct CoordinatorState {
     /// Snapshots read from incremental stores, so a fault can fire without asking the store again. Bounded: when
     /// it would outgrow ``rowCacheLimit`` it starts afresh (a row no longer cached is read again when needed), so
     /// reading a large store in batches keeps memory flat.
-    var rowCache: [ManagedObjectID: ObjectSnapshot] = [:]
+    var rowCache = RowCache()
     static let rowCacheLimit = 50_000
 
     /// Makes room in a row cache for `count` more rows, starting it afresh first if they would not fit; whether they
     /// are to be cached (not when there are more than the cache holds).
-    private static func makeRoom(for count: Int, in rowCache: inout [ManagedObjectID: ObjectSnapshot]) -> Bool {
-        if rowCache.count + count > rowCacheLimit { rowCache = [:] }
+    private static func makeRoom(for count: Int, in rowCache: inout RowCache) -> Bool {
+        if rowCache.count + count > rowCacheLimit { rowCache = RowCache() }
         guard count <= rowCacheLimit else { return false }
         // Room made once, not by doubling while the rows go in.
         rowCache.reserveCapacity(rowCache.count + count)
@@ -21,24 +21,21 @@ struct CoordinatorState {
 
     /// Adds snapshots to a row cache, starting it afresh first if they would not fit.
     static func cache(
-        _ snapshots: some Collection<ObjectSnapshot>, in rowCache: inout [ManagedObjectID: ObjectSnapshot]
+        _ snapshots: some Collection<ObjectSnapshot>, in rowCache: inout RowCache
     ) {
         guard makeRoom(for: snapshots.count, in: &rowCache) else { return }
-        for snapshot in snapshots { rowCache[snapshot.objectID] = snapshot }
+        for snapshot in snapshots { rowCache.insert(snapshot) }
     }
 
     /// Adds snapshots to a row cache as ``cache(_:in:)`` does, moving them out of `snapshots` (left empty) instead of
     /// copying each.
-    static func cache(moving snapshots: inout [ObjectSnapshot], in rowCache: inout [ManagedObjectID: ObjectSnapshot]) {
+    static func cache(moving snapshots: inout [ObjectSnapshot], in rowCache: inout RowCache) {
         guard makeRoom(for: snapshots.count, in: &rowCache) else {
             snapshots = []
             return
         }
         // Taken from the end: the order does not matter to a dictionary.
-        while let snapshot = snapshots.popLast() {
-            let id = snapshot.objectID
-            rowCache[id] = consume snapshot
-        }
+        while let snapshot = snapshots.popLast() { rowCache.insert(snapshot) }
     }
 
     func entry(for id: ManagedObjectID) -> StoreEntry? {
@@ -168,15 +165,15 @@ final class StoreEntry: @unchecked Sendable {
     }
 
     func fetch(
-        _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot]
+        _ request: FetchRequest, entityNames: [String], rowCache: inout RowCache
     ) throws(StoreError) -> [ObjectSnapshot] {
         if let incremental = store as? any IncrementalStore {
             let fetched = try incremental.snapshots(
                 for: request, entityNames: entityNames.filter(self.entityNames.contains))
             // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
-            let result = rowCache.isEmpty ? fetched : fetched.map { rowCache[$0.objectID] ?? $0 }
+            let result = rowCache.isEmpty ? fetched : fetched.map { rowCache[$0.identity] ?? $0 }
             CoordinatorState.cache(
-                rowCache.isEmpty ? fetched : fetched.filter { rowCache[$0.objectID] == nil }, in: &rowCache)
+                rowCache.isEmpty ? fetched : fetched.filter { rowCache[$0.identity] == nil }, in: &rowCache)
             return result
         }
         let kinds = Set(entityNames)
@@ -213,7 +210,7 @@ final class StoreEntry: @unchecked Sendable {
     /// (copy-on-write), but costs the next row a copy of its arrays. `body` is told whether the snapshot is dropped
     /// once it returns (neither cached nor kept by the store): an object filled from it may then take its values.
     func fetch(
-        _ request: FetchRequest, entityNames: [String], rowCache: inout [ManagedObjectID: ObjectSnapshot],
+        _ request: FetchRequest, entityNames: [String], rowCache: inout RowCache,
         expecting: (Int) -> Void, each body: (ObjectSnapshot, _ dropped: Bool) -> Void
     ) throws(StoreError) {
         guard let incremental = store as? any IncrementalStore else {
@@ -239,8 +236,9 @@ final class StoreEntry: @unchecked Sendable {
                 expecting(count)
             }
         ) { fresh in
-            // As when rows are read by ID: a row already in the cache is the one the objects were filled from.
-            if !cached.isEmpty, let known = cached[fresh.objectID] {
+            // As when rows are read by ID: a row already in the cache is the one the objects were filled from. (A row
+            // the store hands over by key is looked up and kept by key: no ID is made for it.)
+            if !cached.isEmpty, let known = cached[fresh.identity] {
                 body(known, false)
                 return false
             }
@@ -259,7 +257,7 @@ final class StoreEntry: @unchecked Sendable {
             return false
         }
         if overflowed {
-            rowCache = [:]
+            rowCache = RowCache()
         } else {
             CoordinatorState.cache(moving: &uncached, in: &rowCache)
         }
@@ -270,7 +268,7 @@ final class StoreEntry: @unchecked Sendable {
     /// at once has no use for the cache, and skips its cost).
     func snapshots(
         of ids: [ManagedObjectID], from incremental: any IncrementalStore,
-        rowCache: inout [ManagedObjectID: ObjectSnapshot], caching: Bool = true
+        rowCache: inout RowCache, caching: Bool = true
     ) throws(StoreError) -> [ObjectSnapshot] {
         let missing = rowCache.isEmpty ? ids : ids.filter { rowCache[$0] == nil }
         let fetched = try incremental.snapshots(for: missing)
@@ -297,7 +295,7 @@ final class StoreEntry: @unchecked Sendable {
             if let keys = try incremental.objectKeys(for: request, entityNames: entityNames) { return .keys(keys) }
             return .ids(try incremental.objectIDs(for: request, entityNames: entityNames))
         }
-        var unused: [ManagedObjectID: ObjectSnapshot] = [:]
+        var unused = RowCache()
         return .ids(try fetch(request, entityNames: entityNames, rowCache: &unused).map(\.objectID))
     }
 
@@ -351,7 +349,7 @@ final class StoreEntry: @unchecked Sendable {
     /// too, one request per relationship for the batch (a copy, or a dump, needs every link).
     func wholeSnapshots(
         of ids: [ManagedObjectID], from incremental: any IncrementalStore,
-        rowCache: inout [ManagedObjectID: ObjectSnapshot]
+        rowCache: inout RowCache
     ) throws(StoreError) -> [ObjectSnapshot] {
         var snapshots = try snapshots(of: ids, from: incremental, rowCache: &rowCache, caching: false)
         try readToManyFaults(of: &snapshots, from: incremental)
@@ -388,7 +386,7 @@ final class StoreEntry: @unchecked Sendable {
         -> [ObjectSnapshot]
     {
         if let incremental = store as? any IncrementalStore {
-            var uncached: [ManagedObjectID: ObjectSnapshot] = [:]
+            var uncached = RowCache()
             var ids: [ManagedObjectID] = []
             for name in entityNames.sorted() {
                 var exact = FetchRequest(entityName: name)

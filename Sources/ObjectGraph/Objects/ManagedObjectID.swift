@@ -149,19 +149,23 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
 
 /// The store and entity of the permanent IDs of a run of faults a fetch made from keys: shared by them, each makes
 /// its ID from it and its key when first asked for (see ``ManagedObject/objectID``).
-final class ObjectIDPrefix: Sendable {
+package final class ObjectIDPrefix: Sendable {
     /// The UUID of the store.
-    let storeIdentifier: String
+    package let storeIdentifier: String
     /// The entity.
-    let entityName: String
+    package let entityName: String
 
-    init(storeIdentifier: String, entityName: String) {
+    /// Creates the prefix of a store's IDs of an entity.
+    /// - Parameters:
+    ///   - storeIdentifier: the store's UUID.
+    ///   - entityName: the entity.
+    package init(storeIdentifier: String, entityName: String) {
         self.storeIdentifier = storeIdentifier
         self.entityName = entityName
     }
 
     /// The ID of the object with `key`.
-    func objectID(_ key: Int64) -> ManagedObjectID {
+    package func objectID(_ key: Int64) -> ManagedObjectID {
         ManagedObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: key)
     }
 }
