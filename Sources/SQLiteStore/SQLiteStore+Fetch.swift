@@ -702,7 +702,7 @@ extension SQLiteStore {
                 identity: madeID.map { .id($0) } ?? .key(plan.prefix, pk),
                 version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1, values: rowValues,
                 relationships: relationships)
-            snapshot.rawKeys = rawKeys
+            if !rawKeys.isEmpty { snapshot.rawKeys = rawKeys }
             if body(snapshot) { filledFor = nil }
         }
     }

@@ -245,7 +245,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     func fill(from snapshot: ObjectSnapshot, adopting: Bool = false) throws(ObjectGraphError) {
         // A snapshot read by this entity's slots is copied as a buffer, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0 : nil }
-        if storage == nil, let slotted, snapshot.rawKeys.isEmpty {
+        if storage == nil, let slotted, !snapshot.hasRawKeys {
             // A fault (the usual case: a fetch): its values are a copy of the snapshot's buffer; those not in their
             // slot's form are converted, and the copy let go again if one does not fit, so the object stays a fault.
             let fresh =
