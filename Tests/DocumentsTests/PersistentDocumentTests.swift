@@ -244,6 +244,9 @@ struct PersistentDocumentTests {
             url = saved
             original = try Data(contentsOf: url)
             try Docs.setSalary(document, "Ann", 16)
+            // An update to nil: recovered as nil (not left out as no change).
+            #expect(try Docs.salary(document, "Cy") != .null)
+            try #require(try Docs.find(document, "Cy")).setValue(.null, forKey: "salary")
             let dee = try document.managedObjectContext.insertNewObject(forEntityName: "Employee")
             try dee.setValue(.string("Dee"), forKey: "name")
             try dee.setValue(.null, forKey: "salary")
@@ -269,6 +272,7 @@ struct PersistentDocumentTests {
         #expect(recovery.inserted == 2 && recovery.deleted == 1)
         #expect(document.isEdited)
         #expect(try Docs.salary(document, "Ann") == .integer32(16))
+        #expect(try Docs.salary(document, "Cy") == .null)
         #expect(try Docs.find(document, "Bob") == nil)
         let dee = try #require(try Docs.find(document, "Dee"))
         #expect(try dee.attributeValue(forKey: "salary") == .null)

@@ -357,3 +357,71 @@ struct StoreMetadataTests {
         }
     }
 }
+
+/// An update sets some attributes to nil and others to values, one or several at a time: every store type keeps
+/// exactly those changes (an update's values travel by slot, where nil is an empty slot its changed keys name).
+struct NilUpdateConformanceTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Note",
+                attributes: [
+                    AttributeDescription(name: "title", type: .string),
+                    AttributeDescription(name: "count", type: .integer64),
+                    AttributeDescription(name: "score", type: .double),
+                ])
+        ])
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func anUpdateToNilIsSavedAsNil(store: StoreUnderTest) throws {
+        let model = try Self.model()
+        let directory = try Fixtures.temporaryDirectory()
+        let url = store.fileExtension.map { directory.appendingPathComponent("notes.\($0)") }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: store.type, url: url)
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        for i in 0..<3 {
+            let note = try writer.insertNewObject(forEntityName: "Note")
+            try note.setAttributeValue(.string("note \(i)"), forKey: "title")
+            try note.setAttributeValue(.integer64(Int64(i)), forKey: "count")
+            try note.setAttributeValue(.double(Double(i) + 0.5), forKey: "score")
+        }
+        try writer.save()
+
+        func notes(_ coordinator: PersistentStoreCoordinator) throws -> [[AttributeValue]] {
+            var request = FetchRequest(entityName: "Note")
+            request.sortDescriptors = [ObjectSortDescriptor(keyPath: "score", ascending: true)]
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let values = try context.fetch(request).map { note in
+                try ["title", "count", "score"].map { try note.attributeValue(forKey: $0) }
+            }
+            withExtendedLifetime(context) {}
+            return values
+        }
+        // Two changes to one note (nil and a value), one change to nil of another, in one save; then another save.
+        let editor = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Note")
+        request.sortDescriptors = [ObjectSortDescriptor(keyPath: "count", ascending: true)]
+        let fetched = try editor.fetch(request)
+        try #require(fetched.count == 3)
+        try fetched[0].setAttributeValue(.null, forKey: "title")
+        try fetched[0].setAttributeValue(.integer64(40), forKey: "count")
+        try fetched[1].setAttributeValue(.null, forKey: "count")
+        try editor.save()
+        try fetched[2].setAttributeValue(.null, forKey: "title")
+        try editor.save()
+
+        let expected: [[AttributeValue]] = [
+            [.null, .integer64(40), .double(0.5)],
+            [.string("note 1"), .null, .double(1.5)],
+            [.null, .integer64(2), .double(2.5)],
+        ]
+        #expect(try notes(coordinator) == expected, "\(store) through its coordinator")
+        if let url {
+            let reader = PersistentStoreCoordinator(model: model)
+            try reader.addPersistentStore(type: store.type, url: url)
+            #expect(try notes(reader) == expected, "\(store) read back from its file")
+        }
+    }
+}

@@ -218,7 +218,6 @@ extension ManagedObjectContext {
                 }
             }
         }
-        var snapshot = ObjectSnapshot(objectID: object.objectID, version: Self.nextVersion(after: expected))
         // One changed property lists the layout's set of its name: no set made and hashed.
         let count = (first == nil ? 0 : 1) + others.count
         var changed = Set<String>()
@@ -230,20 +229,31 @@ extension ManagedObjectContext {
         } else {
             changed.reserveCapacity(count)
         }
-        func write(_ property: PropertySlot) throws(ObjectGraphError) {
-            switch property {
-            case .attribute(let i):
-                let name = layout.attributes[i].name
-                snapshot.attributes[name] = try object.attributeValue(at: i)
-                if count > 1 { changed.insert(name) }
-            case .relationship(let i):
-                let name = layout.relationships[i].name
-                try put(name, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
-                if count > 1 { changed.insert(name) }
-            }
+        // Attribute values go into the layout's slots (a dictionary by name cost a hashed insert here and a hashed
+        // lookup in the store, per row); a value set to nil is a null slot, and `changedKeys` names it.
+        var values: SlotValues? = nil
+        func writeAttribute(_ property: PropertySlot) throws(ObjectGraphError) {
+            guard case .attribute(let i) = property else { return }
+            let value = try object.attributeValue(at: i)
+            let slots = values ?? SlotValues(layout: layout)
+            values = slots
+            slots.set(value, at: i)
+            if count > 1 { changed.insert(layout.attributes[i].name) }
         }
-        if let first { try write(first) }
-        for property in others { try write(property) }
+        if let first { try writeAttribute(first) }
+        for property in others { try writeAttribute(property) }
+        let version = Self.nextVersion(after: expected)
+        var snapshot =
+            values.map { ObjectSnapshot(objectID: object.objectID, version: version, values: $0) }
+            ?? ObjectSnapshot(objectID: object.objectID, version: version)
+        func writeRelationship(_ property: PropertySlot) throws(ObjectGraphError) {
+            guard case .relationship(let i) = property else { return }
+            let name = layout.relationships[i].name
+            try put(name, isToMany: layout.relationships[i].isToMany, at: i, of: object, into: &snapshot)
+            if count > 1 { changed.insert(name) }
+        }
+        if let first { try writeRelationship(first) }
+        for property in others { try writeRelationship(property) }
         return ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected)
     }
 

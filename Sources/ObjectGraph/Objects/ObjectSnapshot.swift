@@ -398,8 +398,13 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// Takes the changed properties of an update, and its version.
     /// - Parameter update: the update a save wrote.
     public mutating func apply(_ update: ObjectUpdate) {
+        // An update's attributes held by slot: a changed one absent from them was set to nil.
+        let slottedAttributes = update.snapshot.slotted?.layout
         for key in update.changedKeys {
-            if let value = update.snapshot.attributes[key] {
+            if let slottedAttributes, slottedAttributes.attributeSlot(named: key) != nil {
+                let value = update.snapshot[attribute: key]
+                attributes[key] = value.isNull ? nil : value
+            } else if let value = update.snapshot.attributes[key] {
                 attributes[key] = value.isNull ? nil : value
             } else if let destination = update.snapshot.toOne[key] {
                 toOne[key] = .some(destination)
