@@ -14,10 +14,17 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
 
     /// A coordinator with one new, empty store of this type (in a new temporary directory when it needs a file).
     func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+        try makeStore(model: model, named: "store").coordinator
+    }
+
+    /// ``makeCoordinator(model:)``, with the store's file (`name` and the type's extension) when it has one.
+    func makeStore(model: ManagedObjectModel, named name: String) throws -> (
+        coordinator: PersistentStoreCoordinator, url: URL?
+    ) {
         let coordinator = PersistentStoreCoordinator(model: model)
-        let url = try fileExtension.map { try Fixtures.temporaryDirectory().appendingPathComponent("store.\($0)") }
+        let url = try fileExtension.map { try Fixtures.temporaryDirectory().appendingPathComponent("\(name).\($0)") }
         try coordinator.addPersistentStore(type: type, url: url)
-        return coordinator
+        return (coordinator, url)
     }
 
     /// Every store type the conformance suite runs against. Stores added by later issues join this list.
@@ -46,10 +53,7 @@ struct CompositeConformanceTests {
     @Test(arguments: stores)
     func compositeValuesRoundTrip(store: StoreUnderTest) throws {
         let model = try Quakes.model()
-        let directory = try Fixtures.temporaryDirectory()
-        let url = store.fileExtension.map { directory.appendingPathComponent("quakes.\($0)") }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: store.type, url: url)
+        let (coordinator, url) = try store.makeStore(model: model, named: "quakes")
         let context = ManagedObjectContext(coordinator: coordinator)
         try Quakes.populate(context)
         try context.save()
@@ -376,10 +380,7 @@ struct NilUpdateConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func anUpdateToNilIsSavedAsNil(store: StoreUnderTest) throws {
         let model = try Self.model()
-        let directory = try Fixtures.temporaryDirectory()
-        let url = store.fileExtension.map { directory.appendingPathComponent("notes.\($0)") }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: store.type, url: url)
+        let (coordinator, url) = try store.makeStore(model: model, named: "notes")
         let writer = ManagedObjectContext(coordinator: coordinator)
         for i in 0..<3 {
             let note = try writer.insertNewObject(forEntityName: "Note")
