@@ -114,7 +114,8 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     @exclusivity(unchecked) private var packed: UInt64 = 0
     /// The key of a fault made from a key whose ID is not made yet (see ``Identity/key(_:)``).
     private var pendingKey: Int64 { Int64(bitPattern: packed) >> 8 }
-    /// Whether `key` fits beside the flags (see ``packed``): any key a store makes does.
+    /// Whether `key` fits beside the flags (see ``packed``): keys that stores count up from 1 do; an object with
+    /// another key makes its ID at once.
     static func keyFitsBesideFlags(_ key: Int64) -> Bool { key >= -(1 << 55) && key < 1 << 55 }
     /// The store version of the values the object was filled with (Core Data's `Z_OPT`); 0 for a fault.
     @exclusivity(unchecked) var storeVersion: Int64 = 0
