@@ -536,23 +536,12 @@ extension SQLiteStore {
             {
                 return
             }
-            // The row's key and entity number, checked; its ID made now unless the snapshot is to know it by key.
-            let pk: Int64
-            let ent: Int64
-            let madeID: ManagedObjectID?
-            if identifiedByKey {
-                pk = Self.integer(statement, pkIndex) ?? 0
-                guard pk > 0 else { throw badKey(statement, pkIndex, table: table) }
-                guard let number = Self.integer(statement, entIndex) else {
-                    throw badEntity(statement, entIndex, key: pk, table: table)
-                }
-                ent = number
-                madeID = nil
-            } else {
-                let id = try objectID(statement, key: pkIndex, entity: entIndex, table: table)
-                pk = id.primaryKey
-                ent = sqlite3_column_int64(statement, entIndex)
-                madeID = id
+            // The row's key and entity number, checked (the number names an entity of the model when its plan is
+            // made: the plans are by number).
+            let pk = Self.integer(statement, pkIndex) ?? 0
+            guard pk > 0 else { throw badKey(statement, pkIndex, table: table) }
+            guard let ent = Self.integer(statement, entIndex) else {
+                throw badEntity(statement, entIndex, key: pk, table: table)
             }
             let plan: RowPlan
             // Rows come in runs of one entity: the last plan is tried before the table of plans.
@@ -574,6 +563,8 @@ extension SQLiteStore {
                 last = (ent, made)
                 recent = Array(repeating: nil, count: made.toOnes.count)
             }
+            // The row's ID, made now unless the snapshot is to know its object by key.
+            let madeID = identifiedByKey ? nil : plan.prefix.objectID(pk)
             /// The row's object, named in messages.
             var id: ManagedObjectID { madeID ?? plan.prefix.objectID(pk) }
             // Values go straight into the entity's slots (no dictionary by name).

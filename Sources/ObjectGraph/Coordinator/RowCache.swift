@@ -1,13 +1,14 @@
 /// Rows read from incremental stores, by store, entity and key: looked up for a row a store hands over by key (see
 /// ``ObjectSnapshot/Identity``) without making its ID, and for an ID without making anything.
 struct RowCache {
-    /// A row's place: its store, its entity and its key (a permanent ID's parts).
+    /// A row's place: its store, its entity and its key (a permanent ID's parts; a temporary ID has no row).
     struct Key: Hashable {
         let key: Int64
         let entityName: String
         let storeIdentifier: String
 
-        init(_ id: ManagedObjectID) {
+        init?(_ id: ManagedObjectID) {
+            guard !id.isTemporary else { return nil }
             key = id.primaryKey
             entityName = id.entityName
             storeIdentifier = id.storeIdentifier ?? ""
@@ -19,7 +20,7 @@ struct RowCache {
             storeIdentifier = prefix.storeIdentifier
         }
 
-        init(_ identity: ObjectSnapshot.Identity) {
+        init?(_ identity: ObjectSnapshot.Identity) {
             if let (prefix, key) = identity.keyed {
                 self.init(prefix, key)
             } else {
@@ -44,17 +45,16 @@ struct RowCache {
 
     /// The row of a permanent ID (a temporary ID has none).
     subscript(id: ManagedObjectID) -> ObjectSnapshot? {
-        get { id.isTemporary ? nil : rows[Key(id)] }
+        get { Key(id).flatMap { rows[$0] } }
         set {
-            guard !id.isTemporary else { return }
-            rows[Key(id)] = newValue
+            guard let key = Key(id) else { return }
+            rows[key] = newValue
         }
     }
 
     /// The row of the object a snapshot is of, however the snapshot knows it.
     subscript(identity: ObjectSnapshot.Identity) -> ObjectSnapshot? {
-        if let id = identity.madeID, id.isTemporary { return nil }
-        return rows[Key(identity)]
+        Key(identity).flatMap { rows[$0] }
     }
 
     /// Makes room for `count` more rows at once.
@@ -62,8 +62,7 @@ struct RowCache {
 
     /// Keeps `snapshot` as its object's row.
     mutating func insert(_ snapshot: consuming ObjectSnapshot) {
-        if let id = snapshot.identity.madeID, id.isTemporary { return }
-        let key = Key(snapshot.identity)
+        guard let key = Key(snapshot.identity) else { return }
         rows[key] = snapshot
     }
 

@@ -147,8 +147,9 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
     public var description: String { uriString }
 }
 
-/// The store and entity of the permanent IDs of a run of faults a fetch made from keys: shared by them, each makes
-/// its ID from it and its key when first asked for (see ``ManagedObject/objectID``).
+/// The store and entity of permanent IDs not made yet: shared by the objects a fetch made from keys and the snapshots a
+/// store hands over by key, each of which makes its ID from it and its key when first asked for (see
+/// ``ManagedObject/objectID`` and ``ObjectSnapshot/objectID``).
 package final class ObjectIDPrefix: Sendable {
     /// The UUID of the store.
     package let storeIdentifier: String

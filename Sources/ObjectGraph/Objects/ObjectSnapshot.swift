@@ -156,7 +156,7 @@ public struct ObjectSnapshot: Sendable, Hashable {
     /// ID not made yet.
     ///
     /// One reference and a number, not an enum: a snapshot holding an enum with two payloads was copied and destroyed
-    /// through its type's value witnesses instead of field by field (a save of 100,000 updates took 8% longer).
+    /// through its type's value witnesses instead of field by field (a save of 100,000 updates took 7% longer).
     @usableFromInline package struct Identity: @unchecked Sendable {
         /// The ID (when ``storedKey`` is ``byID``), else the prefix (both `Sendable` classes).
         @usableFromInline let reference: AnyObject
@@ -202,15 +202,10 @@ public struct ObjectSnapshot: Sendable, Hashable {
 
     /// Whether two snapshots are of the same object, compared without making an ID.
     private static func sameObject(_ lhs: Identity, _ rhs: Identity) -> Bool {
-        switch (lhs.madeID, lhs.keyed, rhs.madeID, rhs.keyed) {
-        case (let a?, _, let b?, _): return a == b
-        case (_, let (p, a)?, _, let (q, b)?):
-            return a == b && (p === q || (p.entityName == q.entityName && p.storeIdentifier == q.storeIdentifier))
-        case (let id?, _, _, let (prefix, key)?), (_, let (prefix, key)?, let id?, _):
-            return id.primaryKey == key && !id.isTemporary && id.entityName == prefix.entityName
-                && id.storeIdentifier == prefix.storeIdentifier
-        default: return false
-        }
+        if let a = lhs.madeID, let b = rhs.madeID { return a == b }
+        // One is known by key: the same row's store, entity and key (a temporary ID is no row's).
+        guard let a = RowCache.Key(lhs), let b = RowCache.Key(rhs) else { return false }
+        return a == b
     }
 
     /// Moves relationships held by slot into the dictionaries, before one of them is changed.
