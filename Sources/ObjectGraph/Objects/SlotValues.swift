@@ -12,6 +12,9 @@ package final class SlotValues: @unchecked Sendable {
     /// Whether an object filled from these values may adopt their buffer instead of copying it (see
     /// ``allowAdoption()``).
     @exclusivity(unchecked) var mayBeAdopted = false
+    /// Whether the buffer is known to hold no value: the empty one an adoption leaves, until a value is set
+    /// (``clear()`` then has nothing to do).
+    @exclusivity(unchecked) private var holdsNothing = false
     /// The values that are not (another type than the attribute's, kept raw by a lenient read, or an attribute of a
     /// type with no native form: Undefined, composite), by slot; each is read back as it was given.
     @exclusivity(unchecked) private(set) var unfitted: [(slot: Int, value: AttributeValue)] = []
@@ -56,6 +59,7 @@ package final class SlotValues: @unchecked Sendable {
     ///   - value: the value, as it is to be read back.
     ///   - slot: a stored attribute's slot.
     package func set(_ value: AttributeValue, at slot: Int) {
+        holdsNothing = false
         if hasTransients, layout.transientAttributeSlots.contains(slot) { return }
         if !unfitted.isEmpty { unfitted.removeAll { $0.slot == slot } }
         if !value.isNull, storage.storeIfFits(slot, value, layout: layout) { return }
@@ -71,7 +75,8 @@ package final class SlotValues: @unchecked Sendable {
     ///   - slot: a stored attribute's slot.
     /// - Returns: whether the value is set.
     package func setInteger(_ value: Int64, at slot: Int) -> Bool {
-        storage.storeInteger(value, slot, layout: layout)
+        holdsNothing = false
+        return storage.storeInteger(value, slot, layout: layout)
     }
 
     /// Sets a floating-point number read from a file, as ``setInteger(_:at:)`` does: for a Double or date attribute,
@@ -81,7 +86,8 @@ package final class SlotValues: @unchecked Sendable {
     ///   - slot: a stored attribute's slot.
     /// - Returns: whether the value is set.
     package func setReal(_ value: Double, at slot: Int) -> Bool {
-        storage.storeReal(value, slot, layout: layout)
+        holdsNothing = false
+        return storage.storeReal(value, slot, layout: layout)
     }
 
     /// Sets text read from a file, as ``setInteger(_:at:)`` does: for a String attribute, when the bytes are UTF-8.
@@ -90,7 +96,8 @@ package final class SlotValues: @unchecked Sendable {
     ///   - slot: a stored attribute's slot.
     /// - Returns: whether the value is set.
     package func setText(_ bytes: UnsafeBufferPointer<UInt8>, at slot: Int) -> Bool {
-        storage.storeText(bytes, slot, layout: layout)
+        holdsNothing = false
+        return storage.storeText(bytes, slot, layout: layout)
     }
 
     deinit { storage.free(layout: layout) }
@@ -108,12 +115,15 @@ package final class SlotValues: @unchecked Sendable {
         let adopted = storage
         storage = AttributeStorage(layout: layout)
         mayBeAdopted = false
+        holdsNothing = true
         return adopted
     }
 
     /// Makes every value null again, for its maker to set the next row's: only while nothing else holds the values
     /// (`isKnownUniquelyReferenced`).
     package func clear() {
+        // (After an adoption: nothing set since, nothing kept aside, the fresh buffer as it was made.)
+        if holdsNothing { return }
         storage.clearValues(layout: layout)
         if !unfitted.isEmpty { unfitted.removeAll() }
     }
