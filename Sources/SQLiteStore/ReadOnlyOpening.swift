@@ -5,9 +5,13 @@ import Synchronization
 
 /// Opens a SQLite store to read it without changing anything: not the file, not its `-wal`, and not its folder.
 ///
-/// - A store in rollback-journal mode, or in WAL mode with both its `-wal` and `-shm` files present, is opened in
-///   place with SQLite's `mode=ro`. (A reader of a WAL database uses the `-shm` file's shared memory, as every
-///   reader does; the database and the `-wal` file are never written.)
+/// - A store in rollback-journal mode is opened in place with SQLite's `mode=ro`.
+/// - A store in WAL mode with both its `-wal` and `-shm` files present is opened in place with `mode=ro` and
+///   `readonly_shm=1`: SQLite maps the `-shm` index read-only and, when it cannot use it as it is (an index left by a
+///   process that is gone, or copied from another machine, which a reader would otherwise rebuild in the file), reads
+///   the `-wal` into an index of its own in memory. A writer that has the store open keeps its index valid, and the
+///   reader then shares it as every reader does, taking only read locks; the database, the `-wal` and the `-shm` are
+///   never written.
 /// - A WAL-mode store without a `-wal` file holds everything in the main file: it is opened with `immutable=1`,
 ///   so SQLite creates no `-wal` or `-shm` beside it.
 /// - Only when SQLite cannot read the store in place without writing — a `-wal` file without its `-shm` (SQLite
@@ -33,7 +37,9 @@ enum ReadOnlyOpening {
             return (database, nil)
         }
         if (!walMode || hasSHM) && !isRegularFile(journal) {
-            let database = try SQLiteDatabase(path: path, readOnly: true, parameters: [("mode", "ro")])
+            let database = try SQLiteDatabase(
+                path: path, readOnly: true,
+                parameters: walMode ? [("mode", "ro"), ("readonly_shm", "1")] : [("mode", "ro")])
             do {
                 try probe(database)
                 return (database, nil)
