@@ -58,6 +58,31 @@ struct SafetyCommandTests {
         #expect(info.stdout.contains("\"Book\" : 2") || info.stdout.contains("\"Book\": 2"), "\(info.stdout)")
     }
 
+    /// A link to a file that does not exist yet is written through, as `open` would: the file is made where the link
+    /// points and the link stays a link (it was replaced by the new file). A loop of links is refused.
+    @Test func aLinkToAMissingFileIsWrittenThroughAndALoopIsRefused() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let link = directory.appendingPathComponent("link.xml")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "sub/target.xml")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let result = try Docutil.run(["convert", Fixtures.project("Library.xml").path, link.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "sub/target.xml")
+        #expect(try Self.listing(directory.appendingPathComponent("sub")) == ["target.xml"])
+        let info = try Docutil.run(["info", link.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        // Now that the target exists, writing again needs --force.
+        #expect(try Docutil.run(["convert", Fixtures.project("Library.xml").path, link.path]).status == 73)
+        let (a, b) = (directory.appendingPathComponent("a.xml"), directory.appendingPathComponent("b.xml"))
+        try FileManager.default.createSymbolicLink(atPath: a.path, withDestinationPath: b.path)
+        try FileManager.default.createSymbolicLink(atPath: b.path, withDestinationPath: a.path)
+        let loop = try Docutil.run(["convert", Fixtures.project("Library.xml").path, a.path, "--force"])
+        #expect(loop.status == 73, "\(loop.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: a.path) == b.path)
+        #expect(try Self.listing(directory) == ["a.xml", "b.xml", "link.xml", "sub"])
+    }
+
     @Test func aHostileXMLStoreNeverReachesSQLAndLeavesNothing() throws {
         let directory = try Fixtures.temporaryDirectory()
         let input = directory.appendingPathComponent("hostile.xml")

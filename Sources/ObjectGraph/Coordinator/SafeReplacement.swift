@@ -16,11 +16,32 @@ public enum SafeReplacement {
             ".\(destination.lastPathComponent)\(marker)\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
-    /// The file a save writes for `url`: the target of a symbolic link (the link itself is kept), else `url`.
+    /// The file a save writes for `url`: the target of a symbolic link (the link itself is kept), also when that target
+    /// does not exist yet (it is then created; the link is never replaced by a file), else `url`.
     /// - Parameter url: the path a save was given.
     /// - Returns: the file to replace.
     public static func destination(for url: URL) -> URL {
-        url.resolvingSymlinksInPath()
+        var resolved = url.resolvingSymlinksInPath()
+        // A link to a missing file is left as it is by `resolvingSymlinksInPath`: followed here, as `open` follows it
+        // (a bounded number of links, as the kernel's; a loop stays a link, which the caller then finds unusable).
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(resolved.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { break }
+            var bytes = [UInt8](repeating: 0, count: Int(PATH_MAX))
+            let count = bytes.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    chars.baseAddress.map { readlink(resolved.path, $0, chars.count) } ?? -1
+                }
+            }
+            guard count > 0 else { break }
+            let target = String(decoding: bytes[..<count], as: UTF8.self)
+            resolved =
+                target.hasPrefix("/")
+                ? URL(fileURLWithPath: target)
+                : resolved.deletingLastPathComponent().appendingPathComponent(target)
+            resolved = resolved.standardizedFileURL
+        }
+        return resolved
     }
 
     /// Puts `temporary` in place of `destination`: SQLite side files of the old destination go first (they would be
