@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import ModelFiles
+import SQLiteStore
 
 /// The `docutil` command: opens, converts and inspects Core Data documents and models.
 public struct DocUtil: ParsableCommand {
@@ -23,9 +24,11 @@ public struct DocUtil: ParsableCommand {
     public init() {}
 
     /// Runs the command line: interrupted runs (SIGINT, SIGTERM, SIGHUP, SIGQUIT) first remove the scratch folders
-    /// a read-only open may have made.
+    /// a read-only open may have made. A command opens each file either to read or to write, so a WAL store read is
+    /// read with its `-shm` index mapped read-only: reading never writes any of its files.
     public static func run() {
         ScratchFolders.installSignalHandlers()
+        SQLiteStore.readsMapWALIndexReadOnly = true
         main(nil)
     }
 

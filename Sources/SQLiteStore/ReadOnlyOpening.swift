@@ -6,12 +6,15 @@ import Synchronization
 /// Opens a SQLite store to read it without changing anything: not the file, not its `-wal`, and not its folder.
 ///
 /// - A store in rollback-journal mode is opened in place with SQLite's `mode=ro`.
-/// - A store in WAL mode with both its `-wal` and `-shm` files present is opened in place with `mode=ro` and
-///   `readonly_shm=1`: SQLite maps the `-shm` index read-only and, when it cannot use it as it is (an index left by a
-///   process that is gone, or copied from another machine, which a reader would otherwise rebuild in the file), reads
-///   the `-wal` into an index of its own in memory. A writer that has the store open keeps its index valid, and the
-///   reader then shares it as every reader does, taking only read locks; the database, the `-wal` and the `-shm` are
-///   never written.
+/// - A store in WAL mode with both its `-wal` and `-shm` files present is opened in place with `mode=ro`: the database
+///   and the `-wal` are never written. Its `-shm` index is SQLite's shared memory: a reader that shares it as every
+///   reader does rebuilds it when no process has the store open (an index left by a process that is gone, or copied
+///   from another machine). With `indexReadOnly` (``SQLiteStore/walIndexReadOnlyOption``, or the process's default
+///   ``SQLiteStore/readsMapWALIndexReadOnly``, which `docutil` sets) the index is mapped read-only (`readonly_shm=1`)
+///   and such an index is rebuilt in memory instead: the `-shm` is never written either. A writer that has the store
+///   open keeps its index valid, and the reader shares it, taking only read locks. But SQLite gives a process's
+///   connections to one file one index, read-only when the first of them mapped it so: while such a reader is open,
+///   a connection opened in the same process to write that file cannot write.
 /// - A WAL-mode store without a `-wal` file holds everything in the main file: it is opened with `immutable=1`,
 ///   so SQLite creates no `-wal` or `-shm` beside it.
 /// - Only when SQLite cannot read the store in place without writing — a `-wal` file without its `-shm` (SQLite
@@ -23,8 +26,13 @@ import Synchronization
 enum ReadOnlyOpening {
     static let scratchPrefix = "docutil"
 
+    /// The process's default for ``open(_:indexReadOnly:)`` (``SQLiteStore/readsMapWALIndexReadOnly``).
+    static let indexReadOnlyByDefault = Atomic<Bool>(false)
+
     /// Opens `path` read-only; returns the connection and the scratch folder used, if any.
-    static func open(_ path: String) throws(SQLiteStoreError) -> (SQLiteDatabase, URL?) {
+    /// - Parameter indexReadOnly: whether a WAL store's `-shm` is mapped read-only (nil: the process's default).
+    static func open(_ path: String, indexReadOnly: Bool? = nil) throws(SQLiteStoreError) -> (SQLiteDatabase, URL?) {
+        let indexReadOnly = indexReadOnly ?? indexReadOnlyByDefault.load(ordering: .relaxed)
         let wal = path + "-wal"
         let shm = path + "-shm"
         let journal = path + "-journal"
@@ -39,7 +47,7 @@ enum ReadOnlyOpening {
         if (!walMode || hasSHM) && !isRegularFile(journal) {
             let database = try SQLiteDatabase(
                 path: path, readOnly: true,
-                parameters: walMode ? [("mode", "ro"), ("readonly_shm", "1")] : [("mode", "ro")])
+                parameters: walMode && indexReadOnly ? [("mode", "ro"), ("readonly_shm", "1")] : [("mode", "ro")])
             do {
                 try probe(database)
                 return (database, nil)

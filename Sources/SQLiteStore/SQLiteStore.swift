@@ -19,6 +19,19 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// into a temporary file): until the store is closed, SQLite keeps its rollback journal in memory and does not
     /// wait for the disk at each commit; closing restores the journal mode and flushes the file to disk.
     public static let bulkLoadOption = "bulkLoad"
+    /// The option (`"YES"` or `"NO"`) for a store opened read-only: whether a WAL store's `-shm` index is mapped
+    /// read-only, so that reading never writes to it (by default, ``readsMapWALIndexReadOnly``). While such a store
+    /// is open, a store opened in the same process to write the same file cannot write (SQLite gives a process one
+    /// index per file, read-only when its first connection mapped it so): `docutil`'s commands each open a file
+    /// either to read or to write; an app that opens a file both ways at once leaves this off.
+    public static let walIndexReadOnlyOption = "walIndexReadOnly"
+
+    /// The process's default for ``walIndexReadOnlyOption``, also for ``SQLiteStoreFile`` (off; `docutil` turns it
+    /// on).
+    public static var readsMapWALIndexReadOnly: Bool {
+        get { ReadOnlyOpening.indexReadOnlyByDefault.load(ordering: .relaxed) }
+        set { ReadOnlyOpening.indexReadOnlyByDefault.store(newValue, ordering: .relaxed) }
+    }
     /// Our metadata key for the embedded model (Xcode `contents` XML).
     public static let modelMetadataKey = StoreMetadata.modelKey
 
@@ -133,7 +146,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         if description.isReadOnly {
             guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
             do {
-                (database, workingDirectory) = try ReadOnlyOpening.open(url.path)
+                (database, workingDirectory) = try ReadOnlyOpening.open(
+                    url.path, indexReadOnly: description.options[Self.walIndexReadOnlyOption].map { $0 == "YES" })
             } catch {
                 throw StoreError(
                     error.code == .notFound ? .notFound : error.code == .io ? .io : .corrupt, path: url.path,

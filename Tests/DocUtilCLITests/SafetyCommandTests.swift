@@ -83,6 +83,40 @@ struct SafetyCommandTests {
         #expect(try Self.listing(directory) == ["a.xml", "b.xml", "link.xml", "sub"])
     }
 
+    /// The bytes of a SQLite store and its side files.
+    static func storeBytes(_ url: URL) -> [String: Data] {
+        var result: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            if let data = FileManager.default.contents(atPath: url.path + suffix) { result[suffix] = data }
+        }
+        return result
+    }
+
+    /// Apple's WAL stores with the `-wal` and `-shm` they were shipped with: every reading command leaves all three
+    /// files byte-identical (their indexes were written on other machines, and a reader sharing them rebuilds them)
+    /// and the folder as it was.
+    @Test(
+        .needsRealFixtures,
+        arguments: [
+            "carekit-apple__CareKit__SampleStore2.1.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V1.sqlite",
+            "duckduckgo__BrowserServicesKit__Tests__BookmarksTests__Resources__Bookmarks_V4.sqlite",
+            "Karim-ezzedine__CartKit__Tests__CartKitStorageSwiftDataTests__LegacySwiftData__CartKitSwiftData_v1.sqlite",
+        ])
+    func readingARealWALStoreChangesNoneOfItsFiles(store: String) throws {
+        let url = try Fixtures.copySQLiteStore("sqlite/\(store)")
+        let folder = url.deletingLastPathComponent()
+        let before = Self.storeBytes(url)
+        let listing = try Self.listing(folder)
+        #expect(before["-wal"] != nil && before["-shm"] != nil)
+        for arguments in [["info"], ["schema"], ["dump"], ["check"], ["diff", url.path]] {
+            let result = try Docutil.run(arguments + [url.path])
+            #expect(result.status == 0 || result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(Self.storeBytes(url) == before, "\(arguments)")
+        }
+        #expect(try Self.listing(folder) == listing)
+    }
+
     @Test func aHostileXMLStoreNeverReachesSQLAndLeavesNothing() throws {
         let directory = try Fixtures.temporaryDirectory()
         let input = directory.appendingPathComponent("hostile.xml")
