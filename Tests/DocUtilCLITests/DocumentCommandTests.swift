@@ -20,6 +20,33 @@ struct DocumentCommandTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    /// A document package in UIManagedDocument's layout (the store at `StoreContent/persistentStore`) is read by
+    /// every inspecting command as the store inside it: the same objects, the same model.
+    @Test func everyInspectingCommandReadsADocumentPackage() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let flat = directory.appendingPathComponent("library.sqlite")
+        let convert = try Docutil.run(["convert", Fixtures.project("Library.xml").path, flat.path])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let package = directory.appendingPathComponent("Library.coredata")
+        try FileManager.default.createDirectory(
+            at: package.appendingPathComponent("StoreContent"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: flat, to: package.appendingPathComponent("StoreContent").appendingPathComponent("persistentStore"))
+        for arguments in [
+            ["dump"], ["query", "--entity", "Book", "--sort", "title"], ["schema", "--format", "json"],
+            ["check"],
+        ] {
+            let fromPackage = try Docutil.run(arguments + [package.path])
+            let fromFile = try Docutil.run(arguments + [flat.path])
+            #expect(fromPackage.status == 0, "\(arguments): \(fromPackage.stderr)")
+            #expect(fromPackage.stdout == fromFile.stdout, "\(arguments)")
+            #expect(!fromPackage.stdout.isEmpty || arguments == ["check"], "\(arguments)")
+        }
+        let info = try Docutil.run(["info", "--format", "json", package.path])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect((try Self.json(info.stdout)["entityCounts"] as? [String: Int])?["Book"] == 2, "\(info.stdout)")
+    }
+
     @Test(.needsRealFixtures)
     func infoDumpAndQueryAnAppleXMLStore() throws {
         let copy = try Fixtures.temporaryDirectory().appendingPathComponent("mapping.xml")

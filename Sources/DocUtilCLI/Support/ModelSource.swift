@@ -18,6 +18,13 @@ enum ModelSource {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelFileError(.notFound, path: path, "no such file or directory")
         }
+        if isDirectory.boolValue, !isModel(path) {
+            // A document package (UIManagedDocument's layout): the model its store carries.
+            let store = DocumentPackage.storeURL(in: url)
+            if try FileKind(path: store.path) == .regularFile, let type = DocumentStack.detectType(store) {
+                return try carried(by: store, type: type, name: path)
+            }
+        }
         guard !isDirectory.boolValue, !isModel(path), let type = DocumentStack.detectType(url) else {
             return try ModelLoader.load(from: url)
         }
