@@ -25,7 +25,8 @@ struct Info: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let given = try StandardStreams.documentURL(document)
-            guard FileManager.default.fileExists(atPath: given.path) else {
+            // (A link is followed; one that cannot be, a loop, is an error of its own, not a missing file.)
+            guard try FileKind(path: given.path) != .missing else {
                 throw DocumentError(.noInput, "\(document): no such file")
             }
             // A document package is described by the store inside it.

@@ -80,6 +80,12 @@ struct SafetyCommandTests {
         let loop = try Docutil.run(["convert", Fixtures.project("Library.xml").path, a.path, "--force"])
         #expect(loop.status == 73, "\(loop.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: a.path) == b.path)
+        // Read, a loop is the same error for every command (not a missing file).
+        for arguments in [["info"], ["schema"], ["dump"], ["check"]] {
+            let read = try Docutil.run(arguments + [a.path])
+            #expect(read.status == 74, "\(arguments): \(read.stderr)")
+            #expect(read.stderr.contains("symbolic links"), "\(arguments): \(read.stderr)")
+        }
         #expect(try Self.listing(directory) == ["a.xml", "b.xml", "link.xml", "sub"])
     }
 

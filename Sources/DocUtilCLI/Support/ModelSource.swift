@@ -14,18 +14,17 @@ enum ModelSource {
             return try carried(by: url, type: type, name: "<stdin>")
         }
         let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ModelFileError(.notFound, path: path, "no such file or directory")
-        }
-        if isDirectory.boolValue, !isModel(path) {
+        let kind = try FileKind(path: path)
+        guard kind != .missing else { throw ModelFileError(.notFound, path: path, "no such file or directory") }
+        let isDirectory = kind == .directory
+        if isDirectory, !isModel(path) {
             // A document package (UIManagedDocument's layout): the model its store carries.
             let store = DocumentPackage.storeURL(in: url)
             if try FileKind(path: store.path) == .regularFile, let type = DocumentStack.detectType(store) {
                 return try carried(by: store, type: type, name: path)
             }
         }
-        guard !isDirectory.boolValue, !isModel(path), let type = DocumentStack.detectType(url) else {
+        guard !isDirectory, !isModel(path), let type = DocumentStack.detectType(url) else {
             return try ModelLoader.load(from: url)
         }
         return try carried(by: url, type: type, name: path)
