@@ -48,7 +48,7 @@ struct Check: ParsableCommand {
             }
             for warning in report.warnings { printError("warning: \(name): \(warning)") }
             let rendered = Self.render(report, format: format)
-            FileHandle.standardOutput.write(Data((format == .text ? TerminalText.safe(rendered) : rendered).utf8))
+            try OutputFile.standardOutput.write(format == .text ? TerminalText.safe(rendered) : rendered)
             if !report.isSound {
                 let count = report.problems.count + report.unlisted.values.reduce(0, +)
                 printError("\(name): \(count) problem\(count == 1 ? "" : "s") found")

@@ -77,7 +77,7 @@ struct Convert: ParsableCommand {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }  // a read-only handle: closing it cannot lose anything
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
-            try FileHandle.standardOutput.write(contentsOf: block)
+            try OutputFile.standardOutput.write(block)
         }
     }
 }

@@ -84,7 +84,7 @@ struct Diff: ParsableCommand {
                 output = Self.render(difference, format: format)
                 equal = difference.isEqual
             }
-            FileHandle.standardOutput.write(Data((format == .text ? TerminalText.safe(output) : output).utf8))
+            try OutputFile.standardOutput.write(format == .text ? TerminalText.safe(output) : output)
             if !equal { throw ExitCode(ExitStatus.problemsFound) }
         }
     }

@@ -44,7 +44,14 @@ public struct DocUtil: ParsableCommand {
             let status = exitCode(for: error)
             let message = fullMessage(for: error)
             if status == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty {
+                    do {
+                        try OutputFile.standardOutput.write(message + "\n")
+                    } catch {
+                        printError(error.message)
+                        Foundation.exit(ExitStatus.ioError)
+                    }
+                }
                 exit(withError: nil)
             }
             if !message.isEmpty {

@@ -67,8 +67,8 @@ struct Dump: ParsableCommand {
             }
             var stream = ObjectStream(
                 format: format, csvColumns: ObjectOutput.csvColumns(entities: order.entities, model: opened.model))
-            let output = FileHandle.standardOutput
-            output.write(Data(stream.begin().utf8))
+            let output = OutputFile.standardOutput
+            try output.write(stream.begin())
             let progress = ProgressLine("dumping")
             defer { progress.end() }
             try BatchedObjects.write(
@@ -77,7 +77,7 @@ struct Dump: ParsableCommand {
                     let ids = order.ids(range)
                     return (ids, try coordinator.wholeSnapshots(for: ids))
                 }, of: opened, through: &stream, to: output, progress: progress)
-            output.write(Data(stream.end().utf8))
+            try output.write(stream.end())
         }
     }
 
@@ -125,6 +125,6 @@ struct Dump: ParsableCommand {
             // Authors and context names come from the file.
             output = TerminalText.safe(output)
         }
-        FileHandle.standardOutput.write(Data(output.utf8))
+        try OutputFile.standardOutput.write(output)
     }
 }

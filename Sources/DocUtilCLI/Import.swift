@@ -44,12 +44,12 @@ struct ImportSourceOptions: ParsableArguments {
         }
         let rate = progress.elapsed > 0 ? Int(Double(progress.records) / progress.elapsed) : 0
         line += " \(progress.records) records, \(rate) records/s"
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+        OutputFile.message("\r\u{1B}[K\(line)")
     }
 
     /// Clears the progress line.
     static func endProgress() {
-        if isatty(2) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if isatty(2) != 0 { OutputFile.message("\r\u{1B}[K") }
     }
 }
 
@@ -141,7 +141,8 @@ struct Import: ParsableCommand {
             ImportSourceOptions.endProgress()
             let total = summary.inserted.values.reduce(0, +)
             let parts = summary.inserted.keys.sorted().map { "\($0) \(summary.inserted[$0] ?? 0)" }
-            print("\(written): \(total) object\(total == 1 ? "" : "s") imported (\(parts.joined(separator: ", ")))")
+            try OutputFile.standardOutput.write(
+                "\(written): \(total) object\(total == 1 ? "" : "s") imported (\(parts.joined(separator: ", ")))\n")
         }
     }
 }

@@ -100,7 +100,7 @@ struct Info: ParsableCommand {
             case .json: output = JSONValue.object(members).serialized() + "\n"
             case .text: output = TerminalText.safe(Self.renderText(members))
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try OutputFile.standardOutput.write(output)
         }
     }
 

@@ -60,7 +60,7 @@ struct Migrate: ParsableCommand {
                 type: to?.rawValue, force: force, dryRun: dryRun)
             for warning in report.warnings { printError("warning: \(document): \(warning)") }
             if report.alreadyCurrent {
-                print("\(document): already uses this model; nothing to migrate")
+                try OutputFile.standardOutput.write("\(document): already uses this model; nothing to migrate\n")
                 return
             }
             var lines = ["from: \(report.sourceModelDescription)"] + report.plan
@@ -69,7 +69,7 @@ struct Migrate: ParsableCommand {
             } else {
                 lines.append("dry run: nothing was written")
             }
-            print(TerminalText.safe(lines.joined(separator: "\n")))
+            try OutputFile.standardOutput.write(TerminalText.safe(lines.joined(separator: "\n")) + "\n")
         }
     }
 }

@@ -140,9 +140,19 @@ struct Open: ParsableCommand {
         docutil_session_catch_signals(1)
         let opened = try openDocument()
         if let autosave { opened.autosaveInterval = autosave }
+        // Output that cannot be written (a full disk) does not stop the editing: it is said once, and the session
+        // ends with the I/O status.
+        let outputFailure = OutputFailure()
         let session = EditingSession(
             document: opened, format: format,
-            write: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+            write: { line in
+                do throws(DocumentError) {
+                    try OutputFile.standardOutput.write(line + "\n")
+                } catch {
+                    if outputFailure.error == nil { printError(error.message) }
+                    outputFailure.error = error
+                }
+            },
             warn: { printError($0) })
         var source: any LineSource
         let tick = min(autosave ?? 0.5, 0.5)
@@ -183,7 +193,8 @@ struct Open: ParsableCommand {
             if session.quitRequested { break }
         }
         finish(opened)
-        if !interactive && status != 0 { throw ExitCode(status) }
+        if status == 0, outputFailure.error != nil { status = ExitStatus.ioError }
+        if status != 0 && (!interactive || outputFailure.error != nil) { throw ExitCode(status) }
     }
 
     private func openDocument() throws -> PersistentDocument {
@@ -285,4 +296,9 @@ extension Error {
         default: ExitStatus.code(for: self)
         }
     }
+}
+
+/// The first output error of an editing session (set by its output closure, read when it ends).
+private final class OutputFailure {
+    var error: DocumentError? = nil
 }

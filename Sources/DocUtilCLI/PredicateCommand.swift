@@ -39,17 +39,19 @@ struct PredicateCommand: ParsableCommand {
             throw ExitCode(ExitStatus.badData)
         }
         let result = values.isEmpty ? parsed : parsed.substitutingAvailable(values)
-        switch format {
-        case .text:
-            print(TerminalText.safe(result.format))
-        case .json:
-            let json = JSONValue.object([
-                ("formatVersion", .int(1)),
-                ("predicate", .string(result.format)),
-                ("variables", .array(result.variableNames.map { .string($0) })),
-                ("tree", PredicateJSON.predicate(result)),
-            ])
-            print(json.serialized())
+        try reportingErrors {
+            switch format {
+            case .text:
+                try OutputFile.standardOutput.write(TerminalText.safe(result.format) + "\n")
+            case .json:
+                let json = JSONValue.object([
+                    ("formatVersion", .int(1)),
+                    ("predicate", .string(result.format)),
+                    ("variables", .array(result.variableNames.map { .string($0) })),
+                    ("tree", PredicateJSON.predicate(result)),
+                ])
+                try OutputFile.standardOutput.write(json.serialized() + "\n")
+            }
         }
     }
 }

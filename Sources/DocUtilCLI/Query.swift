@@ -102,19 +102,19 @@ struct Query: ParsableCommand {
             }
             let snapshots = matches
             let coordinator = opened.context.persistentStoreCoordinator
-            let output = FileHandle.standardOutput
+            let output = OutputFile.standardOutput
             var stream = ObjectStream(
                 format: format,
                 csvColumns: ObjectOutput.csvColumns(
                     entities: Set(snapshots.map(\.objectID.entityName)), model: opened.model))
-            output.write(Data(stream.begin().utf8))
+            try output.write(stream.begin())
             try BatchedObjects.write(
                 count: snapshots.count,
                 reading: { range throws(StoreError) in
                     let batch = Array(snapshots[range])
                     return (batch.map(\.objectID), try coordinator.wholeSnapshots(completing: batch))
                 }, of: opened, through: &stream, to: output)
-            output.write(Data(stream.end().utf8))
+            try output.write(stream.end())
         }
     }
 }

@@ -35,7 +35,7 @@ struct Schema: ParsableCommand {
             case .json: output = SchemaJSON.render(loaded.model).serialized() + "\n"
             case .xcdatamodel: output = try XcodeModelWriter.contents(of: loaded.model)
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try OutputFile.standardOutput.write(output)
         }
     }
 }

@@ -13,10 +13,11 @@ enum Docutil {
     static let executable = Fixtures.builtExecutable("docutil")
 
     /// Runs `docutil` to completion. A run that takes longer than `timeout` seconds is killed and reported as a
-    /// hang (status -1), so a regression cannot stop the suite.
+    /// hang (status -1), so a regression cannot stop the suite. `output`, when given, takes the child's standard
+    /// output instead of a pipe (the result's `stdout` is then empty).
     static func run(
         _ arguments: [String], currentDirectory: URL = Fixtures.projectRoot, environment: [String: String] = [:],
-        input: Data? = nil, timeout: TimeInterval = 120
+        input: Data? = nil, output: FileHandle? = nil, timeout: TimeInterval = 120
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -30,7 +31,7 @@ enum Docutil {
         defer { watchdog.cancel() }
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
+        process.standardOutput = output ?? out
         process.standardError = err
         let stdin = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
@@ -46,6 +47,7 @@ enum Docutil {
             }
         }
         // Read both pipes fully before waiting, so a large output cannot block the child.
+        try out.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

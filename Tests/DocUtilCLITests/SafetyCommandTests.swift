@@ -123,6 +123,26 @@ struct SafetyCommandTests {
         #expect(try Self.listing(folder) == listing)
     }
 
+    /// Output that cannot be written (standard output on a full disk: `/dev/full`) is an I/O error, 74, that names
+    /// standard output — never a crash, and never a success that lost the output.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aFullStandardOutputIsAnIOError() throws {
+        let document = try Self.sqliteLibrary()
+        for arguments in [
+            ["dump", document.path], ["dump", document.path, "--format", "csv"],
+            ["query", document.path, "--entity", "Book"], ["info", document.path], ["schema", document.path],
+            ["predicate", "a == 1"], ["convert", document.path, "-"], ["open", document.path, "-c", "entities"],
+            ["--help"],
+        ] {
+            let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            defer { try? full.close() }  // the test's own handle on a device: nothing to lose
+            let result = try Docutil.run(arguments, output: full)
+            #expect(result.status == 74, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("standard output"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(arguments)")
+        }
+    }
+
     @Test func aHostileXMLStoreNeverReachesSQLAndLeavesNothing() throws {
         let directory = try Fixtures.temporaryDirectory()
         let input = directory.appendingPathComponent("hostile.xml")

@@ -21,7 +21,7 @@ enum BatchedObjects {
             @escaping @Sendable (Range<Int>) throws(StoreError) -> (
                 ids: [ManagedObjectID], snapshots: [ObjectSnapshot]
             ),
-        of opened: OpenedDocument, through stream: inout ObjectStream, to output: FileHandle,
+        of opened: OpenedDocument, through stream: inout ObjectStream, to output: OutputFile,
         progress: ProgressLine? = nil
     ) throws {
         let batchSize = Self.batchSize(of: count)
@@ -69,7 +69,7 @@ extension BatchedObjects {
     /// Writes objects through `stream` to `output` a megabyte at a time: one batch's text can be large (a
     /// department of 20,000 people is 20,000 URIs).
     private static func write(
-        _ objects: [ManagedObject], through stream: inout ObjectStream, to output: FileHandle,
+        _ objects: [ManagedObject], through stream: inout ObjectStream, to output: OutputFile,
         buffer: inout JSONBytes
     ) throws {
         for object in objects {

@@ -51,7 +51,7 @@ func printError(_ message: String) {
     let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map {
         Diagnostics.quote(String($0), limit: maximumLineLength)
     }
-    FileHandle.standardError.write(Data("docutil: \(lines.joined(separator: "\n"))\n".utf8))
+    OutputFile.message("docutil: \(lines.joined(separator: "\n"))\n")
 }
 
 /// The longest line a diagnostic prints.

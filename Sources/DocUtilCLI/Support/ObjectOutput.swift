@@ -207,7 +207,7 @@ enum ObjectOutput {
 
     /// Writes what ``render(_:as:model:)`` makes to `output` a megabyte at a time, without making the whole text.
     static func write(
-        _ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel, to output: FileHandle
+        _ objects: [ManagedObject], as format: ObjectFormat, model: ManagedObjectModel, to output: OutputFile
     ) throws {
         var stream = ObjectStream(
             format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))

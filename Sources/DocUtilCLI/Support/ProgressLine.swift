@@ -32,12 +32,12 @@ final class ProgressLine {
         lastDrawn = now
         drawn = true
         let percent = total > 0 ? " (\(done * 100 / total)%)" : ""
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(verb): \(done) of \(total) objects\(percent)".utf8))
+        OutputFile.message("\r\u{1B}[K\(verb): \(done) of \(total) objects\(percent)")
     }
 
     /// Clears the line, if one was drawn.
     func end() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { OutputFile.message("\r\u{1B}[K") }
         drawn = false
     }
 }
