@@ -80,6 +80,30 @@ struct FetchLimitTests {
         #expect(store.database.statements.keys.contains { $0.contains("Z_PK, t0.Z_ENT") && $0.hasSuffix(" LIMIT 6") })
     }
 
+    /// Offsets and limits up to Int.max, whose sums pass it, with and without unsaved changes: the fetch answers
+    /// what slicing the whole answer gives (it trapped on the sum).
+    @Test func offsetsAndLimitsNearIntMaxDoNotOverflow() throws {
+        let (coordinator, _) = try Self.store(count: 20)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item")
+        request.sortDescriptors = [ObjectSortDescriptor(parsing: "number")]
+        for pending in [false, true] {
+            if pending {
+                try context.insertNewObject(forEntityName: "Item").setAttributeValue(.integer64(-1), forKey: "number")
+            }
+            for (offset, limit) in [(Int.max, Int.max), (1, Int.max), (Int.max, 1), (Int.max - 1, 2), (3, Int.max - 2)]
+            {
+                var limited = request
+                limited.fetchOffset = offset
+                limited.fetchLimit = limit
+                let whole = try Self.numbers(try context.fetch(request))
+                let start = min(whole.count, offset)
+                let expected = Array(whole[start..<(start + min(whole.count - start, limit))])
+                #expect(try Self.numbers(try context.fetch(limited)) == expected, "\(pending) \(offset) \(limit)")
+            }
+        }
+    }
+
     @Test func unsavedChangesStillGiveTheWholeAnswer() throws {
         let (coordinator, _) = try Self.store(count: 50)
         let context = ManagedObjectContext(coordinator: coordinator)

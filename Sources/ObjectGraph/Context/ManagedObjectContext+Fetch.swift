@@ -118,9 +118,11 @@ extension ManagedObjectContext {
         // deleted object leaves the stored matches when they are merged with this context's changes).
         var storeRequest = request
         if request.fetchLimit > 0 {
-            let (needed, overflow) = request.fetchLimit.addingReportingOverflow(
-                max(0, request.fetchOffset) + (request.includesPendingChanges ? touched.count : 0))
-            storeRequest.storeLimit = overflow ? 0 : needed
+            // (Any sum past Int.max asks for every row.)
+            let (withOffset, overflowed) = request.fetchLimit.addingReportingOverflow(max(0, request.fetchOffset))
+            let (needed, overflow) = withOffset.addingReportingOverflow(
+                request.includesPendingChanges ? touched.count : 0)
+            storeRequest.storeLimit = overflowed || overflow ? 0 : needed
         }
         return (storeRequest, touched)
     }
@@ -128,7 +130,8 @@ extension ManagedObjectContext {
     /// The request's page of `results`: its offset, then at most its limit.
     private static func page<Element>(_ results: [Element], of request: FetchRequest) -> [Element] {
         let start = min(results.count, max(0, request.fetchOffset))
-        let end = request.fetchLimit > 0 ? min(results.count, start + request.fetchLimit) : results.count
+        // (`start` is at most the count: adding a limit the rest is shorter than cannot pass it.)
+        let end = request.fetchLimit > 0 ? start + min(results.count - start, request.fetchLimit) : results.count
         return start == 0 && end == results.count ? results : Array(results[start..<end])
     }
 
