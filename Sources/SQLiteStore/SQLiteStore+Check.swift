@@ -62,7 +62,9 @@ extension SQLiteStore: CheckableStore {
 
     private func checkIntegrity(into result: inout StoreCheckResult, limit: Int, file: String) throws(SQLiteStoreError)
     {
-        for row in try database.query("PRAGMA integrity_check(\(limit))") {
+        // SQLite reads the argument as a number of errors only within 32 bits (a larger one names a table), and
+        // stops at it: a larger limit asks for every error SQLite finds.
+        for row in try database.query("PRAGMA integrity_check(\(min(max(limit, 1), Int(Int32.max))))") {
             guard case .text(let message) = row.first ?? .null else { continue }
             if message != "ok" {
                 result.add(

@@ -99,6 +99,19 @@ struct CheckCommandTests {
         #expect(Self.has(problems, "/Car/p\(car.dropFirst())", "inverse-mismatch"))
     }
 
+    /// Any positive `--limit` is a number of problems: past 32 bits SQLite would read `PRAGMA integrity_check`'s
+    /// argument as a table name (the check failed with "no such table").
+    @Test func aLimitPast32BitsChecksTheWholeFile() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let document = directory.appendingPathComponent("library.sqlite")
+        let convert = try Docutil.run(["convert", Fixtures.project("Library.xml").path, document.path])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        for limit in ["2147483648", "\(Int.max)"] {
+            let result = try Docutil.run(["check", document.path, "--limit", limit])
+            #expect(result.status == 0, "\(limit): \(result.stderr)")
+        }
+    }
+
     @Test func anXMLStoreReferenceToAMissingObjectAndAnUnknownElementTypeAreReportedNotRefused() throws {
         let folder = try Fixtures.temporaryDirectory()
         let xml = folder.appendingPathComponent("library.xml")
