@@ -17,8 +17,11 @@ import Synchronization
 ///   a connection opened in the same process to write that file cannot write.
 /// - A WAL-mode store without a `-wal` file holds everything in the main file: it is opened with `immutable=1`,
 ///   so SQLite creates no `-wal` or `-shm` beside it.
-/// - Only when SQLite cannot read the store in place without writing — a `-wal` file without its `-shm` (SQLite
-///   would have to create the `-shm`, in a folder that may be read-only or that we must not change), or a hot
+/// - A `-wal` file without its `-shm`, with `indexReadOnly`: no process has the store open (a writer keeps its
+///   `-shm`), and it is read in place with its index in memory (SQLite's `unix-none` file system, in exclusive
+///   locking mode), creating nothing beside it.
+/// - Only when SQLite cannot read the store in place without writing — a `-wal` file without its `-shm` otherwise
+///   (SQLite would have to create the `-shm`, in a folder that may be read-only or that we must not change), or a hot
 ///   rollback journal — are the database and its `-wal`/`-journal` copied to a private scratch folder
 ///   (`$TMPDIR/docutil-<pid>-<random>`) and read there. The folder is removed when the store is released, on
 ///   SIGINT/SIGTERM/SIGHUP/SIGQUIT (when the signal handlers are installed, as `docutil` does), and by the next
@@ -56,19 +59,23 @@ enum ReadOnlyOpening {
                 guard error.code == .io else { throw error }
             }
         }
+        if walMode && hasWAL && !hasSHM && indexReadOnly && !isRegularFile(journal) {
+            // A `-wal` without its index: no process has the store open (a writer keeps the `-shm`). Read in place
+            // with the index in memory — SQLite's `unix-none` file system (no shared memory) in exclusive locking mode,
+            // set before the first read — so that nothing is created beside it and nothing copied.
+            let database = try SQLiteDatabase(
+                path: path, readOnly: true, parameters: [("mode", "ro"), ("vfs", "unix-none")])
+            do {
+                try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+                try probe(database)
+                return (database, nil)
+            } catch {
+                database.close()
+                guard error.code == .io else { throw error }
+            }
+        }
         return try openCopy(path, with: hasWAL ? [wal] : (isRegularFile(journal) ? [journal] : []))
     }
-
-    /// Sweeps stale scratch folders the first time a scratch copy is made in this process.
-    static func sweepOnce() {
-        let first = swept.withLock { done in
-            defer { done = true }
-            return !done
-        }
-        if first { ScratchFolders.sweepStale(prefix: scratchPrefix) }
-    }
-
-    private static let swept = Mutex(false)
 
     /// Reads the whole schema once, so that an open that cannot read fails here, not in the middle of a fetch.
     static func probe(_ database: SQLiteDatabase) throws(SQLiteStoreError) {
@@ -99,9 +106,7 @@ enum ReadOnlyOpening {
 
     /// Copies the database and its side file to a scratch folder and opens the copy there.
     static func openCopy(_ path: String, with sideFiles: [String]) throws(SQLiteStoreError) -> (SQLiteDatabase, URL) {
-        // Folders of killed processes are swept when one is next needed, not on every read (a large temporary
-        // folder took 2 ms of each command to list).
-        sweepOnce()
+        // (Folders of killed processes are swept when one is next made: see `ScratchFolders.make(prefix:)`.)
         let folder: URL
         do {
             folder = try ScratchFolders.make(prefix: scratchPrefix)

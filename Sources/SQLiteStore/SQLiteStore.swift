@@ -20,7 +20,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// wait for the disk at each commit; closing restores the journal mode and flushes the file to disk.
     public static let bulkLoadOption = "bulkLoad"
     /// The option (`"YES"` or `"NO"`) for a store opened read-only: whether a WAL store's `-shm` index is mapped
-    /// read-only, so that reading never writes to it (by default, ``readsMapWALIndexReadOnly``). While such a store
+    /// read-only, so that reading never writes to it, and a `-wal` without its `-shm` is read in place with its index
+    /// in memory instead of from a private copy (by default, ``readsMapWALIndexReadOnly``). While such a store
     /// is open, a store opened in the same process to write the same file cannot write (SQLite gives a process one
     /// index per file, read-only when its first connection mapped it so): `docutil`'s commands each open a file
     /// either to read or to write; an app that opens a file both ways at once leaves this off.

@@ -143,6 +143,42 @@ struct SafetyCommandTests {
         }
     }
 
+    /// A WAL store's `-wal` without its `-shm` (as a crashed writer or a partial copy leaves it) is read in place,
+    /// its index built in memory: the same objects as with the index, nothing created beside it, nothing copied to
+    /// the temporary folder, the files unchanged.
+    @Test func aWALWithoutItsIndexIsReadInPlace() throws {
+        DocumentStack.registerStoreTypes()
+        let live = try Fixtures.temporaryDirectory().appendingPathComponent("live.sqlite")
+        let folder = try Fixtures.temporaryDirectory()
+        let withIndex = folder.appendingPathComponent("with.sqlite")
+        let copy = folder.appendingPathComponent("without.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Company.model())
+            let store = try coordinator.addPersistentStore(type: "SQLite", url: live)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+            try context.save()
+            for suffix in ["", "-wal", "-shm"] {
+                try FileManager.default.copyItem(atPath: live.path + suffix, toPath: withIndex.path + suffix)
+            }
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: live.path + suffix, toPath: copy.path + suffix)
+            }
+            store.close()
+        }
+        let before = Self.storeBytes(copy)
+        #expect(before["-wal"]?.count ?? 0 > 32, "the -wal holds frames")
+        let listing = try Self.listing(folder)
+        // A temporary folder that does not exist: a read that made a private copy would fail.
+        let noTemporary = try Fixtures.temporaryDirectory().appendingPathComponent("missing")
+        let read = try Docutil.run(["dump", copy.path], environment: ["TMPDIR": noTemporary.path])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("Ann") && read.stdout.contains("Bob"))
+        #expect(read.stdout == (try Docutil.run(["dump", withIndex.path])).stdout)
+        #expect(Self.storeBytes(copy) == before)
+        #expect(try Self.listing(folder) == listing)
+    }
+
     @Test func aHostileXMLStoreNeverReachesSQLAndLeavesNothing() throws {
         let directory = try Fixtures.temporaryDirectory()
         let input = directory.appendingPathComponent("hostile.xml")
@@ -353,7 +389,7 @@ struct SafetyCommandTests {
     }
 
     @Test func interruptedReadsLeaveNothingInTheTemporaryFolder() throws {
-        // A store whose WAL lost its index: reading it needs a scratch copy.
+        // A store whose WAL lost its index: `docutil` reads it in place (see `aWALWithoutItsIndexIsReadInPlace`).
         let url = try Self.sqliteLibrary()
         try execute(url, "PRAGMA journal_mode = WAL")
         let folder = url.deletingLastPathComponent()
@@ -363,12 +399,14 @@ struct SafetyCommandTests {
             try FileManager.default.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
         }
         let temporary = try Fixtures.temporaryDirectory()
-        // Interrupted while writing its output: dump blocks on a pipe nobody reads, then gets SIGINT or SIGTERM.
+        // A document read from standard input is read from a scratch copy. Interrupted while writing its output:
+        // dump blocks on a pipe nobody reads, then gets SIGINT or SIGTERM.
         for signal in [SIGINT, SIGTERM] {
             let process = Process()
             process.executableURL = Docutil.executable
-            process.arguments = ["dump", copy.path, "--format", "text"]
+            process.arguments = ["dump", "-", "--format", "text"]
             process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
+            process.standardInput = try FileHandle(forReadingFrom: url)
             process.standardOutput = Pipe()
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -377,23 +415,25 @@ struct SafetyCommandTests {
                 usleep(20_000)
                 waited += 1
             }
+            #expect(waited < 200, "a scratch folder was made (signal \(signal))")
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             #expect(try Self.listing(temporary).isEmpty, "after signal \(signal)")
         }
-        // Killed outright, a folder stays behind; the next run sweeps it.
-        let stale = temporary.appendingPathComponent("docutil-999999998-0badf00d")
+        // Killed outright, a folder stays behind; the next run that makes one sweeps it. The document read from
+        // standard input is still held when the command ends (a read document is let go with the process): its
+        // folder goes at exit all the same.
+        let stale = temporary.appendingPathComponent("docutil-stdin-999999998-0badf00d")
         try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
-        let result = try Docutil.run(["info", copy.path], environment: ["TMPDIR": temporary.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try Self.listing(temporary).isEmpty)
-        // A document read from standard input (a scratch copy too) and still held when the command ends (a read
-        // document is let go with the process): its folder goes at exit all the same.
         let piped = try Docutil.run(
             ["query", "-", "--entity", "Book"], environment: ["TMPDIR": temporary.path],
             input: try Data(contentsOf: url))
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(piped.stdout.contains("\"entity\": \"Book\""))
+        #expect(try Self.listing(temporary).isEmpty)
+        // The WAL without its index: read in place, nothing in the temporary folder, nothing beside it.
+        let result = try Docutil.run(["info", copy.path], environment: ["TMPDIR": temporary.path])
+        #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.listing(temporary).isEmpty)
         #expect(try Self.listing(folder).sorted() == ["copy.sqlite", "copy.sqlite-wal", "library.sqlite"])
     }
