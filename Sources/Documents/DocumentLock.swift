@@ -33,6 +33,11 @@ public final class DocumentLock {
         for _ in 0..<20 {
             let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
             guard fd >= 0 else {
+                if errno == ENOENT || errno == ENOTDIR {
+                    throw DocumentError(
+                        .cannotCreate,
+                        "\(document.path): the folder \(document.deletingLastPathComponent().path) does not exist")
+                }
                 throw DocumentError(
                     .cannotCreate,
                     "\(document.path): cannot create the lock file \(url.lastPathComponent): \(String(cString: strerror(errno))) (open it read-only instead)"

@@ -48,6 +48,17 @@ struct OpenCommandTests {
         #expect(read.stdout.components(separatedBy: "\"entity\"").count - 1 == 2)
     }
 
+    /// Saving as a file in a folder that does not exist says so (73), and makes nothing.
+    @Test func saveAsIntoAMissingFolderSaysTheFolderIsMissing() throws {
+        let document = try Self.library()
+        let missing = document.deletingLastPathComponent().appendingPathComponent("nowhere")
+        let result = try Docutil.run(
+            ["open", document.path, "-c", "save-as \(missing.appendingPathComponent("copy.xml").path)"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("the folder \(missing.path) does not exist"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
+
     @Test func jsonOutputIsOneObjectPerLine() throws {
         let url = try Self.library()
         let result = try Docutil.run([
