@@ -47,34 +47,40 @@ enum ReadOnlyOpening {
             try probe(database)
             return (database, nil)
         }
-        if (!walMode || hasSHM) && !isRegularFile(journal) {
-            let database = try SQLiteDatabase(
-                path: path, readOnly: true,
-                parameters: walMode && indexReadOnly ? [("mode", "ro"), ("readonly_shm", "1")] : [("mode", "ro")])
-            do {
-                try probe(database)
-                return (database, nil)
-            } catch {
-                // SQLite could not read in place (an unwritable -shm, say): fall back to a private copy.
-                guard error.code == .io else { throw error }
-            }
+        if (!walMode || hasSHM) && !isRegularFile(journal),
+            let database = try inPlace(
+                path, walMode && indexReadOnly ? [("mode", "ro"), ("readonly_shm", "1")] : [("mode", "ro")])
+        {
+            return (database, nil)
         }
-        if walMode && hasWAL && !hasSHM && indexReadOnly && !isRegularFile(journal) {
-            // A `-wal` without its index: no process has the store open (a writer keeps the `-shm`). Read in place
-            // with the index in memory — SQLite's `unix-none` file system (no shared memory) in exclusive locking mode,
-            // set before the first read — so that nothing is created beside it and nothing copied.
-            let database = try SQLiteDatabase(
-                path: path, readOnly: true, parameters: [("mode", "ro"), ("vfs", "unix-none")])
-            do {
-                try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-                try probe(database)
-                return (database, nil)
-            } catch {
-                database.close()
-                guard error.code == .io else { throw error }
-            }
+        // A `-wal` without its index: no process has the store open (a writer keeps the `-shm`). Read in place with
+        // the index in memory — SQLite's `unix-none` file system (no shared memory) in exclusive locking mode, set
+        // before the first read — so that nothing is created beside it and nothing copied.
+        if walMode && hasWAL && !hasSHM && indexReadOnly && !isRegularFile(journal),
+            let database = try inPlace(
+                path, [("mode", "ro"), ("vfs", "unix-none")], first: "PRAGMA locking_mode = EXCLUSIVE")
+        {
+            return (database, nil)
         }
         return try openCopy(path, with: hasWAL ? [wal] : (isRegularFile(journal) ? [journal] : []))
+    }
+
+    /// The store opened in place with `parameters` (and `first` run before anything is read) and its schema read, or
+    /// `nil` when SQLite cannot read it so (an unwritable `-shm`, say: the caller reads a private copy instead).
+    /// - Throws: ``SQLiteStoreError`` for any other failure.
+    private static func inPlace(_ path: String, _ parameters: [(String, String)], first: String? = nil)
+        throws(SQLiteStoreError) -> SQLiteDatabase?
+    {
+        let database = try SQLiteDatabase(path: path, readOnly: true, parameters: parameters)
+        do {
+            if let first { try database.execute(first) }
+            try probe(database)
+            return database
+        } catch {
+            database.close()
+            guard error.code == .io else { throw error }
+            return nil
+        }
     }
 
     /// Reads the whole schema once, so that an open that cannot read fails here, not in the middle of a fetch.

@@ -113,15 +113,12 @@ final class TerminalSource: LineSource {
     }
 
     private func output(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if written <= 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
+        // The prompt and line editing: one that cannot be written is not reported (a command's output that cannot
+        // be is, and ends the session with the I/O status).
+        do {
+            try OutputFile.standardOutput.write(text)
+        } catch {
+            return
         }
     }
 
