@@ -171,18 +171,48 @@ enum Zlib {
         return output
     }
 
+    /// The most bytes DEFLATE data can expand to per byte (zlib's documented limit is 1032 to 1): a recorded length
+    /// beyond it cannot be true, whatever the data.
+    static let maximumExpansion = 1_032
+
+    /// Inflates a zlib stream that is to give exactly `expected` bytes. The output grows as the data inflates (never
+    /// sized from the recorded length up front, which a damaged or crafted file may set to anything), and inflating
+    /// stops as soon as it would pass `expected`.
     static func decompress(_ input: [UInt8], expected: Int) throws(StoreError) -> [UInt8] {
-        var size = uLong(expected)
-        var output = [UInt8](repeating: 0, count: max(expected, 1))
-        let status = output.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { inp in uncompress(out.baseAddress, &size, inp.baseAddress, uLong(inp.count))
-            }
+        func mismatch(_ status: Int32) -> StoreError {
+            StoreError(.corrupt, "the compressed body does not inflate to its recorded length (zlib \(status))")
         }
-        if expected == 0 && status == Z_OK { return [] }
-        guard status == Z_OK, Int(size) == expected else {
-            throw StoreError(.corrupt, "the compressed body does not inflate to its recorded length (zlib \(status))")
+        guard expected >= 0, expected / maximumExpansion <= input.count else {
+            throw StoreError(
+                .corrupt,
+                "the recorded body length (\(expected) bytes) is more than \(input.count) compressed bytes can hold")
         }
-        if output.count > expected { output.removeSubrange(expected...) }
+        var stream = z_stream()
+        guard docutil_inflate_init2(&stream, 15) == Z_OK else { throw StoreError(.io, "zlib could not start") }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        // Room for what the data has given so far, at most the recorded length: a megabyte to start with.
+        output.reserveCapacity(min(expected, 1 << 20))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var source = input
+        let total = source.count
+        let status = source.withUnsafeMutableBufferPointer { inBuffer -> Int32 in
+            stream.next_in = inBuffer.baseAddress
+            stream.avail_in = uInt(total)
+            var result: Int32 = Z_OK
+            repeat {
+                result = chunk.withUnsafeMutableBufferPointer { outBuffer -> Int32 in
+                    stream.next_out = outBuffer.baseAddress
+                    stream.avail_out = uInt(outBuffer.count)
+                    let r = inflate(&stream, Z_NO_FLUSH)
+                    output.append(contentsOf: outBuffer[..<(outBuffer.count - Int(stream.avail_out))])
+                    return r
+                }
+                if output.count > expected { return Z_DATA_ERROR }
+            } while result == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
+            return result
+        }
+        guard status == Z_STREAM_END, output.count == expected, stream.avail_in == 0 else { throw mismatch(status) }
         return output
     }
 }

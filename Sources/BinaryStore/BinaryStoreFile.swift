@@ -66,7 +66,11 @@ public struct BinaryStoreFile: Sendable {
         guard actual == crc else { throw corrupt(trailer + 16, "checksum mismatch: the file is damaged") }
         let body: [UInt8]
         if flags & 1 != 0 {
-            body = try Zlib.decompress(Array(bytes[16..<trailer]), expected: Int(plainLength))
+            do {
+                body = try Zlib.decompress(Array(bytes[16..<trailer]), expected: Int(plainLength))
+            } catch {
+                throw error.code == .corrupt ? corrupt(16, error.message) : error
+            }
         } else {
             body = Array(bytes[16..<trailer])
         }

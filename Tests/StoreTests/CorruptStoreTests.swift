@@ -228,6 +228,27 @@ struct CorruptStoreTests {
         #expect(try Catalog.describe(ManagedObjectContext(coordinator: reopened)) == expected)
     }
 
+    /// A compressed binary document whose recorded plain length is wrong (the trailer is outside the checksum) is an
+    /// error naming the file and the body's offset: never a crash from making room for a length up to a terabyte,
+    /// never a body shorter or longer than recorded.
+    @Test(arguments: [UInt64(1) << 40 - 1, 1 << 34, 1, 0, UInt64.max])
+    func aCompressedBodyOfAnotherLengthThanRecordedIsAnError(recorded: UInt64) throws {
+        var data = try Self.document(type: "Binary", ext: "x", options: ["compress": "YES"])
+        let trailer = data.count - 28
+        let plain = (0..<8).reduce(UInt64(0)) { $0 | UInt64(data[trailer + $1]) << (8 * UInt64($1)) }
+        // A length each side of the true one too (the true one opens).
+        for length in [recorded, plain - 1, plain + 1] {
+            for i in 0..<8 { data[trailer + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt64(i))) }
+            let error = try #require(try Self.open(data, type: "Binary", ext: "x"), "length \(length)")
+            #expect(error.code == .corrupt)
+            // (A length of a terabyte or more is refused where the trailer records it, before the body is read.)
+            let place = length < 1 << 40 ? 16 : trailer
+            #expect(error.path?.hasSuffix("damaged.x:offset \(place)") == true, "\(error)")
+        }
+        for i in 0..<8 { data[trailer + i] = UInt8(truncatingIfNeeded: plain >> (8 * UInt64(i))) }
+        #expect(try Self.open(data, type: "Binary", ext: "x") == nil)
+    }
+
     /// A string in a binary document that is not UTF-8 (damage the checksum does not catch, as it is computed over
     /// the damaged bytes) is an error naming the file and the offset, never a string with replacement characters.
     @Test func aBinaryStringThatIsNotUTF8IsAnError() throws {
