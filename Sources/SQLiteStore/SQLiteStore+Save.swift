@@ -24,16 +24,30 @@ extension SQLiteStore {
                     throw SQLiteStoreError(
                         .malformed, path: database.path, "Z_PRIMARYKEY has no integer Z_MAX for \(entityName)")
                 }
-                let (highest, overflow) = current.addingReportingOverflow(Int64(count))
+                // Above every key the table holds, whatever Z_MAX says: a Z_MAX left behind (rows added without it,
+                // a NULL) would hand out keys that are taken (`docutil check` reports such a store).
+                let table = schema.table(of: entityName)
+                let taken: Int64
+                switch try database.query("SELECT MAX(Z_PK) FROM \(table)").first?.first {
+                case .integer(let key)?: taken = key
+                case .null?, nil: taken = 0
+                case let other?:
+                    throw SQLiteStoreError(
+                        .malformed, path: database.path, "the largest Z_PK of \(table) is not an integer: \(other)")
+                }
+                let base = max(current, taken)
+                let (highest, overflow) = base.addingReportingOverflow(Int64(count))
                 guard current >= 0, !overflow else {
                     throw SQLiteStoreError(
                         .malformed, path: database.path,
-                        "Z_PRIMARYKEY.Z_MAX for \(entityName) is \(current): no room for \(count) new keys")
+                        base == current
+                            ? "Z_PRIMARYKEY.Z_MAX for \(entityName) is \(current): no room for \(count) new keys"
+                            : "the largest Z_PK of \(table) is \(taken): no room for \(count) new keys")
                 }
                 try database.run(
                     "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(highest), .integer(number)])
                 try database.execute("COMMIT")
-                return Array((current + 1)...highest)
+                return Array((base + 1)...highest)
             } catch {
                 try? database.execute("ROLLBACK")
                 throw error

@@ -397,6 +397,26 @@ struct SQLiteSafetyTests {
         #expect(try Company.names(try Self.context(url), "Employee") == ["Ann", "Bob"])
     }
 
+    /// A key counter left behind the rows (rows added by SQL without it, a NULL, one lowered) gives new objects keys
+    /// above every row of the table, never one that is taken; the counter is raised past them.
+    @Test(arguments: ["NULL", "0", "1"])
+    func aPrimaryKeyCounterBehindTheRowsGivesFreeKeys(max: String) throws {
+        let url = try Self.companyStore()
+        try execute(
+            url,
+            """
+            INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZNAME, ZSALARY) SELECT MAX(Z_PK) + 40, Z_ENT, 1, 'Zed', 1 FROM ZEMPLOYEE;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = \(max);
+            """)
+        let highest = try scalar(url, "SELECT MAX(Z_PK) FROM ZEMPLOYEE")
+        let context = try Self.context(url)
+        try Company.department("Support", staff: ["Cy", "Di"], in: context)
+        try context.save()
+        #expect(try Company.names(try Self.context(url), "Employee") == ["Ann", "Bob", "Cy", "Di", "Zed"])
+        #expect(try scalar(url, "SELECT MIN(Z_PK) FROM ZEMPLOYEE WHERE ZNAME IN ('Cy', 'Di')") == highest + 1)
+        #expect(try scalar(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Employee'") == highest + 2)
+    }
+
     @Test func theLargestVersionAFileCanHoldStillSaves() throws {
         let url = try Self.companyStore()
         try execute(url, "UPDATE ZEMPLOYEE SET Z_OPT = 9223372036854775807 WHERE ZNAME = 'Ann'")
