@@ -122,17 +122,33 @@ enum AutosaveJournal {
             written: Date(timeIntervalSinceReferenceDate: written), pid: Int32(truncatingIfNeeded: pid),
             host: root["host"]?.string ?? "?")
         var changes = UnsavedChanges()
+        // Each object is inserted, updated or deleted once: an ID seen twice is damage (two new objects where the
+        // session had one, say), not something to apply twice.
+        var seen: Set<ManagedObjectID> = []
+        func once(_ id: ManagedObjectID, at place: String) throws(JournalError) {
+            guard seen.insert(id).inserted else { throw JournalError(place: place, reason: "\(id) is listed twice") }
+        }
         do throws(JournalError) {
             for (i, entry) in (root["inserted"]?.array ?? []).enumerated() {
-                changes.inserted.append(try snapshot(entry, at: "inserted[\(i)]"))
+                let place = "inserted[\(i)]"
+                let snapshot = try snapshot(entry, at: place)
+                try once(snapshot.objectID, at: place)
+                changes.inserted.append(snapshot)
             }
             for (i, entry) in (root["updated"]?.array ?? []).enumerated() {
                 let place = "updated[\(i)]"
                 let snapshot = try snapshot(entry, at: place)
+                try once(snapshot.objectID, at: place)
                 guard case .integer(let expected)? = entry["expected"], let keys = entry["changed"]?.array else {
                     throw JournalError(place: place, reason: "no expected version or changed keys")
                 }
-                let changed = Set(keys.compactMap(\.string))
+                var changed: Set<String> = []
+                for key in keys {
+                    guard let name = key.string else {
+                        throw JournalError(place: place, reason: "a changed key that is not a name")
+                    }
+                    changed.insert(name)
+                }
                 changes.updated.append(
                     ObjectUpdate(snapshot: snapshot, changedKeys: changed, expectedVersion: expected))
             }
@@ -141,8 +157,9 @@ enum AutosaveJournal {
                 guard case .integer(let expected)? = entry["expected"] else {
                     throw JournalError(place: place, reason: "no expected version")
                 }
-                changes.deleted.append(
-                    ObjectDeletion(objectID: try objectID(entry["id"], at: place), expectedVersion: expected))
+                let id = try objectID(entry["id"], at: place)
+                try once(id, at: place)
+                changes.deleted.append(ObjectDeletion(objectID: id, expectedVersion: expected))
             }
         } catch {
             throw bad("\(error.place): \(error.reason)")

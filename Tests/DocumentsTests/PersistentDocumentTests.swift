@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import ModelFiles
 import ObjectGraph
 import TestSupport
 import Testing
@@ -287,6 +288,64 @@ struct PersistentDocumentTests {
         try document.save()
         #expect(try PersistentDocument.autosave(of: url) == nil)
         #expect(try Company.names(document.managedObjectContext, "Employee") == ["Ann", "Cy", "Dee", "Eve"])
+    }
+
+    /// A sidecar that lists an object twice (damage: a session inserts, updates or deletes an object once) or names a
+    /// changed key that is not a name is not taken for an autosave: an error naming the sidecar and the entry, the
+    /// document and the sidecar as they were, never two new objects where the session had one.
+    @Test(arguments: ["inserted", "updated", "deleted", "across", "changed"])
+    func aSidecarListingAnObjectTwiceIsNotRecovered(damage: String) throws {
+        let kind = Kind(type: .xml)
+        let url: URL
+        let sidecar: URL
+        do {
+            let (document, saved) = try Docs.saved(kind)
+            url = saved
+            sidecar = document.autosaveURL
+            try Docs.setSalary(document, "Ann", 17)
+            let dee = try document.managedObjectContext.insertNewObject(forEntityName: "Employee")
+            try dee.setValue(.string("Dee"), forKey: "name")
+            document.managedObjectContext.delete(try #require(try Docs.find(document, "Bob")))
+            try document.autosave()
+        }
+        guard case .dictionary(var root) = try PropertyList.read(try Data(contentsOf: sidecar)),
+            case .array(let inserted)? = root["inserted"], case .array(let updated)? = root["updated"],
+            case .array(let deleted)? = root["deleted"], !inserted.isEmpty, !updated.isEmpty, !deleted.isEmpty
+        else {
+            Issue.record("the sidecar is not as written")
+            return
+        }
+        let place: String
+        switch damage {
+        case "inserted", "updated", "deleted":
+            let entries = root[damage]?.array ?? []
+            root[damage] = .array(entries + entries.prefix(1))
+            place = "\(damage)[\(entries.count)]"
+        case "across":
+            // Bob both updated and deleted.
+            guard case .dictionary(var entry) = updated[0], case .dictionary(let gone) = deleted[0] else { return }
+            entry["id"] = gone["id"]
+            root["updated"] = .array([.dictionary(entry)] + updated.dropFirst())
+            place = "deleted[0]"
+        default:
+            guard case .dictionary(var entry) = updated[0] else { return }
+            entry["changed"] = .array([.string("salary"), .integer(3)])
+            root["updated"] = .array([.dictionary(entry)] + updated.dropFirst())
+            place = "updated[0]"
+        }
+        try BinaryPropertyListWriter.data(.dictionary(root)).write(to: sidecar)
+        let before = try Data(contentsOf: url)
+        let damaged = try Data(contentsOf: sidecar)
+        // (A sidecar that cannot be read is reported when the document opens, as any other.)
+        do {
+            _ = try PersistentDocument(contentsOf: url)
+            Issue.record("a damaged sidecar was taken for an autosave")
+        } catch {
+            #expect(error.code == .badData)
+            #expect(error.message.contains(sidecar.path) && error.message.contains("(\(place):"), "\(error)")
+        }
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try Data(contentsOf: sidecar) == damaged)
     }
 
     @Test func discardingAnAutosaveRemovesIt() throws {
