@@ -264,7 +264,16 @@ enum AutosaveJournal {
             if error.code == .notFound { return nil }
             throw DocumentError(error)
         }
-        let (changes, header) = try decode(data, path: url.path)
+        let changes: UnsavedChanges
+        let header: Header
+        do {
+            (changes, header) = try decode(data, path: url.path)
+        } catch {
+            // Not recovered, never removed here: the user decides (the document itself is as it was).
+            var failure = error
+            failure.message += "; the document is as it was saved: move this file away to open it without the autosave"
+            throw failure
+        }
         return AutosaveInfo(
             url: url, written: header.written, pid: header.pid, host: header.host, inserted: changes.inserted.count,
             updated: changes.updated.count, deleted: changes.deleted.count)

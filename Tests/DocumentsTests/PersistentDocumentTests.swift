@@ -343,6 +343,7 @@ struct PersistentDocumentTests {
         } catch {
             #expect(error.code == .badData)
             #expect(error.message.contains(sidecar.path) && error.message.contains("(\(place):"), "\(error)")
+            #expect(error.message.hasSuffix("move this file away to open it without the autosave"))
         }
         #expect(try Data(contentsOf: url) == before)
         #expect(try Data(contentsOf: sidecar) == damaged)
