@@ -180,6 +180,8 @@ def main():
             body = zlib.decompress(body)
         assert len(body) == plain
         write("fuzz-binary-store", "library", body)
+        # The same body compressed: "Z", the recorded plain length, the zlib stream (see the target).
+        write("fuzz-binary-store", "library-compressed", b"Z" + struct.pack("<Q", len(body)) + zlib.compress(body))
 
     # seed-0: one byte, read as an operation with no operands: the template store unchanged (an empty seed would
     # be a byte-for-byte copy of every empty file).

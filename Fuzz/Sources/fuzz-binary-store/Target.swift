@@ -4,7 +4,9 @@ import FuzzSupport
 import ObjectGraph
 
 /// The binary store reader: the input is the body of a store (uncompressed); the header, lengths and CRC-32 are
-/// made right around it, so that mutations reach the parser instead of stopping at the checksum.
+/// made right around it, so that mutations reach the parser instead of stopping at the checksum. An input that
+/// starts with "Z" is a compressed store instead: eight bytes of recorded plain length (little-endian, any value),
+/// then the zlib stream as it is.
 let file = FuzzSupport.scratchFile("store.binary")
 
 func crc32(_ bytes: [UInt8]) -> UInt32 {
@@ -18,10 +20,14 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let body = Array(UnsafeBufferPointer(start: data, count: size))
-    var bytes: [UInt8] = Array("DUBSTORE".utf8) + [1, 0, 0, 0, 0, 0, 0, 0] + body
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let compressed = input.count >= 9 && input[0] == UInt8(ascii: "Z")
+    let body = compressed ? Array(input[9...]) : input
+    let plainLength =
+        compressed ? (1..<9).reduce(UInt64(0)) { $0 | UInt64(input[$1]) << (8 * UInt64($1 - 1)) } : UInt64(body.count)
+    var bytes: [UInt8] = Array("DUBSTORE".utf8) + [1, 0, compressed ? 1 : 0, 0, 0, 0, 0, 0] + body
     let crc = crc32(bytes)
-    withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
+    withUnsafeBytes(of: plainLength.littleEndian) { bytes += $0 }
     withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
     withUnsafeBytes(of: crc.littleEndian) { bytes += $0 }
     bytes += Array("DUBEND01".utf8)
