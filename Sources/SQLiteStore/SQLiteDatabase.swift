@@ -180,13 +180,14 @@ final class SQLiteDatabase {
             try bind(statement, index, value)
             return
         }
-        let texts = rowTexts
-        // By its length: a string may hold U+0000, which a C string would end at.
-        let status = s.withUTF8 { bytes in
-            sqlite3_bind_text64(
-                statement, index, texts.copy(bytes), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
-        }
+        let status = s.withUTF8 { bytes in bindTextInRow(statement, index, bytes) }
         if status != SQLITE_OK { throw error(status, "binding") }
+    }
+
+    /// Binds a text's UTF-8 bytes as ``bindInRow(_:_:_:)`` does (copied into the row space); SQLite's status.
+    func bindTextInRow(_ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        // By its length: a string may hold U+0000, which a C string would end at.
+        sqlite3_bind_text64(statement, index, rowTexts.copy(bytes), UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
     }
 
     /// Runs a statement whose row was bound with ``bindInRow(_:_:_:)``, then resets it and clears its bindings (no

@@ -299,21 +299,9 @@ extension SQLiteStore {
                         case .real, .other: break
                         }
                     }
-                    let value =
-                        slotted.map { slot < $0.count ? $0[slot] : .null }
-                        ?? ObjectSnapshot.attribute(plan[i].name, of: snapshot)
-                    if !value.isNull, let layout, slot < layout.attributeTypes.count,
-                        layout.attributeTypes[slot] == .undefined
-                    {
-                        // A column read back by its attribute's type has none for an Undefined attribute.
-                        throw SQLiteStoreError(
-                            .unsupported, path: database.path,
-                            "\(snapshot.pointee.objectID.entityName).\(plan[i].name) of \(snapshot.pointee.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
-                        )
-                    }
-                    let encoded = SQLiteValueCoding.encode(value, external: plan[i].external)
-                    try checkStorable(value, encoded, snapshot.pointee.objectID, plan[i].name)
-                    try body(plan[i].column, encoded)
+                    try body(
+                        plan[i].column,
+                        try encodedAttribute(plan.baseAddress! + i, of: snapshot, slotted: slotted, layout: layout))
                 case .composite:
                     let name = plan[i].name
                     let value = ObjectSnapshot.attribute(name, of: snapshot)
@@ -344,6 +332,72 @@ extension SQLiteStore {
                     }
                 }
             }
+        }
+    }
+
+    /// The column value of an attribute entry of a column plan for a snapshot, the long way: its value converted and
+    /// checked (a value that does not fit a column, or one of an Undefined attribute, is an error).
+    private func encodedAttribute(
+        _ entry: UnsafePointer<ColumnSource>, of snapshot: UnsafePointer<ObjectSnapshot>, slotted: SlotValues?,
+        layout: EntityLayout?
+    ) throws(SQLiteStoreError) -> SQLiteValue {
+        let slot = entry.pointee.slot
+        let value =
+            slotted.map { slot < $0.count ? $0[slot] : .null }
+            ?? ObjectSnapshot.attribute(entry.pointee.name, of: snapshot)
+        if !value.isNull, let layout, slot < layout.attributeTypes.count, layout.attributeTypes[slot] == .undefined {
+            // A column read back by its attribute's type has none for an Undefined attribute.
+            throw SQLiteStoreError(
+                .unsupported, path: database.path,
+                "\(snapshot.pointee.objectID.entityName).\(entry.pointee.name) of \(snapshot.pointee.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+            )
+        }
+        let encoded = SQLiteValueCoding.encode(value, external: entry.pointee.external)
+        try checkStorable(value, encoded, snapshot.pointee.objectID, entry.pointee.name)
+        return encoded
+    }
+
+    /// Binds the columns of an entity's column plan (`plan`, without composites) for a snapshot held by the entity's
+    /// slots, from parameter 4 on: as ``forEachColumn(of:only:plan:layout:_:)`` gives them to an insert, each number
+    /// and text bound from where it is held (nothing made, retained or looked up per column), anything else the long
+    /// way.
+    private func bindSlotted(
+        _ snapshot: UnsafePointer<ObjectSnapshot>, _ values: SlotValues, _ links: [RelationshipSlotValue],
+        plan: UnsafeBufferPointer<ColumnSource>, layout: EntityLayout, to statement: OpaquePointer
+    ) throws(SQLiteStoreError) {
+        var parameter: Int32 = 4
+        for i in plan.indices {
+            let slot = plan[i].slot
+            if plan[i].kind == .toOne {
+                // As `snapshot[toOne:]` reads it: no destination unless the slot holds one.
+                let destination: ManagedObjectID?
+                if slot < links.count, case .toOne(let id) = links[slot] { destination = id } else { destination = nil }
+                try database.bindInRow(statement, parameter, destination.map { .integer($0.primaryKey) } ?? .null)
+                parameter += 1
+                if plan[i].entityColumn != nil {
+                    try database.bindInRow(
+                        statement, parameter, destination.map { .integer(schema.number($0.entityName)) } ?? .null)
+                    parameter += 1
+                }
+                continue
+            }
+            let status: Int32
+            switch slot < values.count ? values.inPlace(at: slot) : .null {
+            case .null: status = sqlite3_bind_null(statement, parameter)
+            case .integer(let v): status = sqlite3_bind_int64(statement, parameter, v)
+            case .real(let v) where !v.isNaN: status = sqlite3_bind_double(statement, parameter, v)
+            case .text:
+                status =
+                    values.withText(at: slot) { bytes in database.bindTextInRow(statement, parameter, bytes) }
+                    ?? sqlite3_bind_null(statement, parameter)
+            case .real, .other:
+                try database.bindInRow(
+                    statement, parameter,
+                    try encodedAttribute(plan.baseAddress! + i, of: snapshot, slotted: values, layout: layout))
+                status = SQLITE_OK
+            }
+            if status != SQLITE_OK { throw database.error(status, "binding") }
+            parameter += 1
         }
     }
 
@@ -500,6 +554,8 @@ extension SQLiteStore {
             let plan = columnPlan(for: entityName)
             let sql = insertSQL(for: entityName, plan: plan)
             let statement = try database.statement(sql)
+            // A plan without composites is bound straight from the slots of a snapshot held by them.
+            let bindsSlots = !plan.contains { $0.kind == .composite }
             repeat {
                 // Each value is bound as it comes (no list of the row's values made), texts where SQLite reads them
                 // in place until the row is written; a value that fails leaves no binding behind.
@@ -507,11 +563,19 @@ extension SQLiteStore {
                     try database.bind(statement, 1, .integer(snapshots[i].objectID.primaryKey))
                     try database.bind(statement, 2, .integer(number))
                     try database.bind(statement, 3, .integer(snapshots[i].version))
-                    var parameter: Int32 = 4
-                    try forEachColumn(of: first + i, only: nil, plan: plan, layout: layout) {
-                        (_, value) throws(SQLiteStoreError) in
-                        try database.bindInRow(statement, parameter, value)
-                        parameter += 1
+                    if bindsSlots, let values = snapshots[i].slotted, values.layout === layout,
+                        let links = snapshots[i].slottedRelationships, links.layout === layout
+                    {
+                        try plan.withUnsafeBufferPointer { (plan) throws(SQLiteStoreError) in
+                            try bindSlotted(first + i, values, links.values, plan: plan, layout: layout, to: statement)
+                        }
+                    } else {
+                        var parameter: Int32 = 4
+                        try forEachColumn(of: first + i, only: nil, plan: plan, layout: layout) {
+                            (_, value) throws(SQLiteStoreError) in
+                            try database.bindInRow(statement, parameter, value)
+                            parameter += 1
+                        }
                     }
                 } catch {
                     database.abandonRow(statement)

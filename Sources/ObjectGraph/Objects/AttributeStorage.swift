@@ -233,6 +233,36 @@ struct AttributeStorage {
         }
     }
 
+    /// The value at `index` as ``scalar(_:layout:)`` gives it, a string left where it is (``withText(_:layout:_:)``).
+    func inPlace(_ index: Int, layout: EntityLayout) -> SlotValues.InPlace {
+        if isNull(index) { return .null }
+        let slot = layout.slots[index]
+        let p = base + slot.offset
+        switch slot.kind {
+        case .int16: return .integer(Int64(p.load(as: Int16.self)))
+        case .int32: return .integer(Int64(p.load(as: Int32.self)))
+        case .int64: return .integer(p.load(as: Int64.self))
+        case .bool: return .integer(p.load(as: UInt8.self) != 0 ? 1 : 0)
+        case .double, .date: return .real(p.load(as: Double.self))
+        case .float: return .real(Double(p.load(as: Float.self)))
+        case .string: return p.assumingMemoryBound(to: String?.self).pointee == nil ? .null : .text
+        case .decimal, .uuid, .data, .url, .value: return .other
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the string at `index`, in place (a small string's are copied to the stack
+    /// first); nil when the slot holds no string.
+    func withText(
+        _ index: Int, layout: EntityLayout, _ body: (UnsafeBufferPointer<UInt8>) -> Int32
+    ) -> Int32? {
+        guard !isNull(index), layout.slots[index].kind == .string else { return nil }
+        let p = (base + layout.slots[index].offset).assumingMemoryBound(to: String?.self)
+        guard let utf8 = p.pointee?.utf8 else { return nil }
+        if let status = utf8.withContiguousStorageIfAvailable(body) { return status }
+        // (A string that does not hold its bytes in one piece, as a bridged one may not.)
+        return Array(utf8).withUnsafeBufferPointer(body)
+    }
+
     /// Whether slot `index` holds `value`: `value(index, layout:) == value`, compared where the slot is (no value made,
     /// nothing retained).
     func holds(_ index: Int, _ value: AttributeValue, layout: EntityLayout) -> Bool {

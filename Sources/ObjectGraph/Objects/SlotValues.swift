@@ -159,6 +159,33 @@ package final class SlotValues: @unchecked Sendable {
         return storage.scalar(slot, layout: layout)
     }
 
+    /// The value at `slot` as ``scalar(at:)`` gives it, but read where it is: nothing retained, no string copied
+    /// (a string is ``InPlace/text``: read its bytes with ``withText(at:_:)``). For a store that writes many rows.
+    package enum InPlace {
+        /// No value.
+        case null
+        /// A whole number.
+        case integer(Int64)
+        /// A floating-point number.
+        case real(Double)
+        /// A string.
+        case text
+        /// Another kind of value: read it with ``SlotValues/subscript(_:)``.
+        case other
+    }
+
+    /// The value at `slot` (below ``count``) as an ``InPlace``.
+    package func inPlace(at slot: Int) -> InPlace {
+        if !unfitted.isEmpty, unfitted.contains(where: { $0.slot == slot }) { return .other }
+        return storage.inPlace(slot, layout: layout)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the string at `slot` (one ``inPlace(at:)`` calls ``InPlace/text``), read
+    /// where they are; what `body` returns, or nil when the slot holds no string.
+    package func withText(at slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Int32) -> Int32? {
+        storage.withText(slot, layout: layout, body)
+    }
+
     /// The values by name, as ``ObjectSnapshot/attributes`` holds them: stored attributes only, nil left out.
     var dictionary: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
