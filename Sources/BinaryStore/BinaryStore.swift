@@ -187,32 +187,11 @@ enum Zlib {
                 .corrupt,
                 "the recorded body length (\(expected) bytes) is more than \(input.count) compressed bytes can hold")
         }
-        var stream = z_stream()
-        guard docutil_inflate_init2(&stream, 15) == Z_OK else { throw StoreError(.io, "zlib could not start") }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        // Room for what the data has given so far, at most the recorded length: a megabyte to start with.
-        output.reserveCapacity(min(expected, 1 << 20))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var source = input
-        let total = source.count
-        let status = source.withUnsafeMutableBufferPointer { inBuffer -> Int32 in
-            stream.next_in = inBuffer.baseAddress
-            stream.avail_in = uInt(total)
-            var result: Int32 = Z_OK
-            repeat {
-                result = chunk.withUnsafeMutableBufferPointer { outBuffer -> Int32 in
-                    stream.next_out = outBuffer.baseAddress
-                    stream.avail_out = uInt(outBuffer.count)
-                    let r = inflate(&stream, Z_NO_FLUSH)
-                    output.append(contentsOf: outBuffer[..<(outBuffer.count - Int(stream.avail_out))])
-                    return r
-                }
-                if output.count > expected { return Z_DATA_ERROR }
-            } while result == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
-            return result
+        let result = Inflate.stream(input, windowBits: 15, limit: expected)
+        guard result.started else { throw StoreError(.io, "zlib could not start") }
+        guard result.status == Z_STREAM_END, result.output.count == expected, result.consumed == input.count else {
+            throw mismatch(result.output.count > expected ? Z_DATA_ERROR : result.status)
         }
-        guard status == Z_STREAM_END, output.count == expected, stream.avail_in == 0 else { throw mismatch(status) }
-        return output
+        return result.output
     }
 }

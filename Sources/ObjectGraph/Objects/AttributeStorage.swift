@@ -218,18 +218,14 @@ struct AttributeStorage {
 
     /// The value of attribute `index` as a number or a text where it is one (see ``SlotValues/Scalar``).
     func scalar(_ index: Int, layout: EntityLayout) -> SlotValues.Scalar {
-        if isNull(index) { return .null }
-        let slot = layout.slots[index]
-        let p = base + slot.offset
-        switch slot.kind {
-        case .int16: return .integer(Int64(p.load(as: Int16.self)))
-        case .int32: return .integer(Int64(p.load(as: Int32.self)))
-        case .int64: return .integer(p.load(as: Int64.self))
-        case .bool: return .integer(p.load(as: UInt8.self) != 0 ? 1 : 0)
-        case .double, .date: return .real(p.load(as: Double.self))
-        case .float: return .real(Double(p.load(as: Float.self)))
-        case .string: return p.assumingMemoryBound(to: String?.self).pointee.map { .text($0) } ?? .null
-        case .decimal, .uuid, .data, .url, .value: return .other
+        switch inPlace(index, layout: layout) {
+        case .null: return .null
+        case .integer(let v): return .integer(v)
+        case .real(let v): return .real(v)
+        case .text:
+            return (base + layout.slots[index].offset).assumingMemoryBound(to: String?.self).pointee.map { .text($0) }
+                ?? .null
+        case .other: return .other
         }
     }
 
