@@ -239,7 +239,7 @@ struct Open: ParsableCommand {
             for warning in opened.warnings { printError("warning: \(document): \(warning)") }
             if let found = opened.foundAutosave {
                 printError(
-                    "warning: \(document): an autosaved version from \(ISO8601DateFormatter().string(from: found.written)) (process \(found.pid)) is there, with \(found.inserted) inserted, \(found.updated) updated and \(found.deleted) deleted object(s): 'recover' lays it over the document, 'discard-autosave' removes it"
+                    "warning: \(document): an autosaved version from \(DateText.iso8601Seconds(found.written)) (process \(found.pid)) is there, with \(found.inserted) inserted, \(found.updated) updated and \(found.deleted) deleted object(s): 'recover' lays it over the document, 'discard-autosave' removes it"
                 )
             }
             return opened

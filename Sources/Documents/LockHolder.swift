@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraph
 
 /// Who holds a document open for writing.
 public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
@@ -14,7 +15,7 @@ public struct LockHolder: Sendable, Hashable, CustomStringConvertible {
     /// A readable description, as printed in messages.
     public var description: String {
         var text = "process \(pid) (\(program)) on \(host)"
-        if let since { text += " since \(ISO8601DateFormatter().string(from: since))" }
+        if let since { text += " since \(DateText.iso8601Seconds(since))" }
         return text
     }
 }

@@ -1,4 +1,7 @@
+import Documents
 import Foundation
+import ModelFiles
+import ObjectGraph
 import TestSupport
 import Testing
 
@@ -225,6 +228,30 @@ struct OpenCommandTests {
         #expect(child.errorOutput.contains("changed on disk"))
         let check = try Docutil.run(["query", url.path, "--entity", "Author"])
         #expect(check.stdout.contains("a@b.cd"))
+    }
+
+    /// The time an autosave says it was written is shown as `docutil info` shows it, whatever the sidecar holds: a
+    /// date past the calendar's years (or not a number) as its seconds, never an empty or made-up date.
+    @Test(arguments: [(Double.nan, "@nan"), (.infinity, "@inf"), (1e300, "@1e+300"), (0, "2001-01-01T00:00:00Z")])
+    func anAutosavesTimeIsShownAsItIs(written: Double, shown: String) throws {
+        let url = try Self.library()
+        do {
+            let document = try PersistentDocument(contentsOf: url)
+            try #require(try document.managedObjectContext.fetch(FetchRequest(entityName: "Author")).first)
+                .setValue(.string("x@y.z"), forKey: "email")
+            try document.autosave()
+            guard case .dictionary(var root) = try PropertyList.read(try Data(contentsOf: document.autosaveURL)) else {
+                Issue.record("the sidecar is not a dictionary")
+                return
+            }
+            root["written"] = .real(written)
+            try BinaryPropertyListWriter.data(.dictionary(root)).write(to: document.autosaveURL)
+        }
+        let opened = try Docutil.run(["open", url.path, "-c", "status"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stderr.contains("an autosaved version from \(shown) (process"), "\(opened.stderr)")
+        let info = try Docutil.run(["info", url.path])
+        #expect(info.stdout.contains("\"written\":\"\(shown.hasPrefix("@") ? shown : "2001-01-01T00:00:00.000Z")\""))
     }
 
     @Test func autosaveSurvivesAKillAndIsRecovered() throws {
