@@ -230,6 +230,7 @@ struct AttributeStorage {
     }
 
     /// The value at `index` as ``scalar(_:layout:)`` gives it, a string left where it is (``withText(_:layout:_:)``).
+    @inline(__always)
     func inPlace(_ index: Int, layout: EntityLayout) -> SlotValues.InPlace {
         if isNull(index) { return .null }
         let slot = layout.slots[index]
