@@ -216,6 +216,31 @@ struct ImportCommandTests {
         #expect(bad.stderr.contains("map3.json:1:34: unknown key 'sauce'"), "\(bad.stderr)")
     }
 
+    /// A mapping that names what the model lacks (an entity, an attribute, a relationship, a to-many, a match key),
+    /// or reads a column the table does not have, is refused with every such name at its rule's place: the import
+    /// would otherwise go on without it, and the objects lack the value the mapping was written for.
+    @Test(arguments: [
+        (#"{"Shelf": {"attributes": {"label": "Rack Name"}}, "Shelve": {}}"#, "entity 'Shelve', which the model"),
+        (#"{"Shelf": {"attributes": {"lable": "Rack Name"}}}"#, "attribute 'lable', which Shelf does not have"),
+        (#"{"Book": {"relationships": {"shelve": {"source": "Where", "match": "label"}}}}"#, "relationship 'shelve'"),
+        (#"{"Shelf": {"relationships": {"books": {"source": "Where", "match": "isbn"}}}}"#, "which is to-many"),
+        (#"{"Book": {"relationships": {"shelf": {"source": "Where", "match": "name"}}}}"#, "by 'name', which Shelf"),
+        (#"{"Shelf": {"attributes": {"label": "Rack"}}}"#, "from the column 'Rack', which"),
+    ])
+    func aMappingNamingWhatIsNotThereIsRefused(rules: String, problem: String) throws {
+        let folder = try Self.folder([
+            "Shelf.csv": "Rack Name\nTop\n",
+            "map.json": #"{"entities": "# + rules + "}",
+        ])
+        let out = folder.appendingPathComponent("out.xml")
+        let result = try Docutil.run(
+            ["import", "Shelf.csv", out.path, "--model", Self.model, "--mapping", "map.json"], currentDirectory: folder)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("map.json:1:"), "\(result.stderr)")
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     // MARK: - Round trip
 
     /// Whether each relationship (by entity, inherited ones too) is ordered, from `schema --format json`.

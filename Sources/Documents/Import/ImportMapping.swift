@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraph
 
 /// How sources whose names differ from the model's map onto it, read from a JSON mapping file:
 ///
@@ -11,8 +12,8 @@ public import Foundation
 /// `source` names a file (`people.csv`), a SQLite table (`table:people`) or a top-level key of a JSON object or
 /// property list (`key:people`). `attributes` maps an attribute to its source column; `relationships` fills a
 /// to-one with the destination whose `match` attribute equals the source column's value. Columns neither mapped,
-/// nor named like a property, nor listed in `ignore` are an error. Sources the mapping does not name follow the
-/// default rules.
+/// nor named like a property, nor listed in `ignore` are an error, and so are names the model lacks and columns a
+/// table source lacks. Sources the mapping does not name follow the default rules.
 public struct ImportMapping: Sendable {
     /// The rule for one entity.
     public struct Rule: Sendable {
@@ -137,6 +138,54 @@ public struct ImportMapping: Sendable {
         }
         guard sawEntities else { throw fail(root, "the mapping has no \"entities\"") }
         self.rules = rules
+    }
+
+    /// What the rules name that `model` does not have: an entity, an attribute of the entity, a to-one relationship,
+    /// or the destination's attribute a relationship is matched by; each message begins with the rule's place. (A
+    /// name the model lacks would otherwise never be used, and the mapping's typo go unnoticed.)
+    /// - Parameter model: the model the import fills.
+    /// - Returns: one message per name, in the rules' order.
+    func problems(in model: ManagedObjectModel) -> [String] {
+        var found: [String] = []
+        var seen: Set<String> = []
+        for rule in rules {
+            guard let layout = model.layout(of: rule.entity) else {
+                found.append(
+                    "\(rule.place): the mapping names entity '\(rule.entity)', which the model does not have (it has: \(model.entityNames.joined(separator: ", ")))"
+                )
+                continue
+            }
+            if !seen.insert(rule.entity).inserted {
+                found.append("\(rule.place): the mapping has a second rule for \(rule.entity) (one rule an entity)")
+            }
+            let attributes = layout.attributes.map(\.name)
+            for name in rule.attributes.keys.sorted() where !attributes.contains(name) {
+                found.append(
+                    "\(rule.place): the mapping maps attribute '\(name)', which \(rule.entity) does not have (its attributes: \(attributes.sorted().joined(separator: ", ")))"
+                )
+            }
+            for (name, target) in rule.relationships.sorted(by: { $0.key < $1.key }) {
+                guard let relationship = layout.relationships.first(where: { $0.name == name }) else {
+                    found.append(
+                        "\(rule.place): the mapping fills relationship '\(name)', which \(rule.entity) does not have (its relationships: \(layout.relationships.map(\.name).sorted().joined(separator: ", ")))"
+                    )
+                    continue
+                }
+                guard !relationship.isToMany else {
+                    found.append(
+                        "\(rule.place): the mapping fills \(rule.entity).\(name), which is to-many; only a to-one is filled by key"
+                    )
+                    continue
+                }
+                let keys = model.allAttributes(of: relationship.destinationEntityName).map(\.name)
+                if !keys.contains(target.match) {
+                    found.append(
+                        "\(rule.place): the mapping matches \(rule.entity).\(name) by '\(target.match)', which \(relationship.destinationEntityName) does not have (its attributes: \(keys.sorted().joined(separator: ", ")))"
+                    )
+                }
+            }
+        }
+        return found
     }
 
     /// The rule whose source is `source` (compared ignoring case), if any.

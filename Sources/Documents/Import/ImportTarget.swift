@@ -86,6 +86,10 @@ public final class ImportTarget {
         checksUniqueness = context.persistentStoreCoordinator.persistentStores.contains {
             $0.description.type == SQLiteStore.typeName
         }
+        // Names in the mapping the model lacks are problems like any other (listed, nothing imported).
+        for message in options.mapping?.problems(in: context.persistentStoreCoordinator.model) ?? [] {
+            problem(message)
+        }
     }
 
     deinit {
@@ -307,7 +311,20 @@ public final class ImportTarget {
 
     /// Resolves the columns of a table's header, reporting the unknown ones (once per file and column).
     func checkColumns(_ names: [(String, ImportPlace)], of entity: EntityLayout, in url: URL) -> TableColumns {
-        TableColumns(
+        // A column the mapping reads for this entity that the table does not have would never be read: the typo is
+        // reported, not left to give objects without the value.
+        if let rule = options.mapping?.rule(forEntity: entity.name) {
+            let present = Set(names.map(\.0))
+            let wanted =
+                rule.attributes.map { (column: $0.value, what: "attribute \($0.key)") }
+                + rule.relationships.map { (column: $0.value.source, what: "relationship \($0.key)") }
+            for (column, what) in wanted.sorted(by: { $0.column < $1.column }) where !present.contains(column) {
+                problem(
+                    "\(rule.place): the mapping reads \(entity.name)'s \(what) from the column '\(column)', which \(url.path) does not have"
+                )
+            }
+        }
+        return TableColumns(
             names.map { name, place in
                 let resolved = column(name, of: entity)
                 if case .unknown(let reason) = resolved { reportUnknown(reason, name: name, at: place, in: url) }
