@@ -228,13 +228,56 @@ struct ImportCommandTests {
         (#"{"Shelf": {"attributes": {"label": "Rack"}}}"#, "from the column 'Rack', which"),
     ])
     func aMappingNamingWhatIsNotThereIsRefused(rules: String, problem: String) throws {
-        let folder = try Self.folder([
-            "Shelf.csv": "Rack Name\nTop\n",
-            "map.json": #"{"entities": "# + rules + "}",
-        ])
+        try Self.importRefused(source: "Shelf.csv", "Rack Name\nTop\n", rules: rules, problem: problem)
+    }
+
+    /// A mapping rule whose source is not read — a file not given, a table no database imported has, a top-level
+    /// key no file has — is refused the same way; one that is read (its name in another case, too) imports.
+    @Test(arguments: [
+        ("Shelf.csv", "label\nTop\n", #"{"Shelf": {"source": "racks.csv"}}"#, "from 'racks.csv', which is not among"),
+        ("s.json", #"{"Shelf": [{"label": "A"}]}"#, #"{"Shelf": {"source": "key:Shelves"}}"#, "the key 'Shelves'"),
+        ("s.json", #"{"Racks": [{"label": "A"}]}"#, #"{"Shelf": {"source": "key:racks"}}"#, ""),
+        ("Shelf.csv", "label\nTop\n", #"{"Shelf": {"source": "shelf.CSV"}}"#, ""),
+    ])
+    func aMappingSourceThatIsNotReadIsRefused(file: String, content: String, rules: String, problem: String) throws {
+        try Self.importRefused(source: file, content, rules: rules, problem: problem)
+    }
+
+    @Test func aMappingTableThatNoDatabaseHasIsRefused() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let database = folder.appendingPathComponent("plain.db")
+        // (An empty file is an empty database.)
+        try Data().write(to: database)
+        try SQLiteScript.execute(
+            database,
+            "CREATE TABLE racks (label TEXT); INSERT INTO racks VALUES ('Top'); CREATE TABLE Shelf (label TEXT); INSERT INTO Shelf VALUES ('Low');"
+        )
+        for (table, problem) in [("shelves", "the table 'shelves', which no database"), ("racks", "")] {
+            try Data(#"{"entities": {"Shelf": {"source": "table:\#(table)"}}}"#.utf8)
+                .write(to: folder.appendingPathComponent("map.json"))
+            let out = folder.appendingPathComponent("out-\(table).xml")
+            let result = try Docutil.run(
+                ["import", "plain.db", out.path, "--model", Self.model, "--mapping", "map.json"],
+                currentDirectory: folder)
+            if problem.isEmpty {
+                #expect(result.status == 0, "\(result.stderr)")
+            } else {
+                #expect(result.status == 65 && result.stderr.contains(problem), "\(result.stderr)")
+            }
+        }
+    }
+
+    /// Imports `source` (holding `content`) with a mapping of `rules`: refused with `problem` at the mapping's
+    /// place and no output, or (an empty `problem`) imported.
+    static func importRefused(source: String, _ content: String, rules: String, problem: String) throws {
+        let folder = try Self.folder([source: content, "map.json": #"{"entities": "# + rules + "}"])
         let out = folder.appendingPathComponent("out.xml")
         let result = try Docutil.run(
-            ["import", "Shelf.csv", out.path, "--model", Self.model, "--mapping", "map.json"], currentDirectory: folder)
+            ["import", source, out.path, "--model", Self.model, "--mapping", "map.json"], currentDirectory: folder)
+        guard !problem.isEmpty else {
+            #expect(result.status == 0, "\(result.stderr)")
+            return
+        }
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr.contains("map.json:1:"), "\(result.stderr)")
         #expect(result.stderr.contains(problem), "\(result.stderr)")

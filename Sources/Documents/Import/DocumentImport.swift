@@ -16,13 +16,16 @@ public enum DocumentImport {
     ///   - target: where objects go.
     /// - Throws: ``DocumentError``: `badData` listing every problem, `noInput` for a missing source.
     public static func read(_ sources: [URL], into target: ImportTarget) throws(DocumentError) {
-        for source in sources {
-            let format = try ImportFormat.of(source, explicit: target.options.format)
+        var formats: [ImportFormat] = []
+        for source in sources { formats.append(try ImportFormat.of(source, explicit: target.options.format)) }
+        target.checkMappedFiles(sources)
+        for (source, format) in zip(sources, formats) {
             guard let importer = format.documentType.importer else {
                 throw DocumentError(.unsupported, "\(source.path): no importer for \(format.rawValue)")
             }
             try importer.importObjects(from: source, into: target)
         }
+        target.checkMappedParts(formats)
         try target.finish()
     }
 

@@ -71,6 +71,8 @@ public final class ImportTarget {
     /// Objects whose values are still being set (kept out of an index built meanwhile; they join when finished).
     private var building = Set<ObjectIdentifier>()
     private let started = Date()
+    /// The mapping's sources (lowercased) that named a file, table or key read so far.
+    private var readSources: Set<String> = []
     private var lastProgress = Date.distantPast
 
     /// Creates a target filling `context`.
@@ -153,6 +155,7 @@ public final class ImportTarget {
             ?? options.mapping?.rule(
                 forSource: url.path)
         {
+            if let source = rule.source { readSources.insert(source.lowercased()) }
             return try layout(named: rule.entity, for: url)
         }
         if let entity = options.entity { return try layout(named: entity, for: url) }
@@ -176,9 +179,46 @@ public final class ImportTarget {
     /// - Returns: the entity, or `nil`.
     /// - Throws: ``DocumentError`` `badData` when a mapping rule names an entity the model lacks.
     public func entity(forKey key: String, prefix: String, in url: URL) throws(DocumentError) -> EntityLayout? {
-        if let rule = options.mapping?.rule(forSource: prefix + key) { return try layout(named: rule.entity, for: url) }
+        if let rule = options.mapping?.rule(forSource: prefix + key) {
+            if let source = rule.source { readSources.insert(source.lowercased()) }
+            return try layout(named: rule.entity, for: url)
+        }
         guard let name = entityName(matching: key) else { return nil }
         return try layout(named: name, for: url)
+    }
+
+    /// Reports each file a mapping rule names as its source (`people.csv`, not `table:` or `key:`) that is not among
+    /// `sources`: the rule would never be used.
+    func checkMappedFiles(_ sources: [URL]) {
+        let given = Set(sources.flatMap { [$0.lastPathComponent.lowercased(), $0.path.lowercased()] })
+        for rule in options.mapping?.rules ?? [] {
+            guard let source = rule.source, !source.hasPrefix("table:"), !source.hasPrefix("key:") else { continue }
+            if !given.contains(source.lowercased()) {
+                problem(
+                    "\(rule.place): the mapping reads \(rule.entity) from '\(source)', which is not among the files imported"
+                )
+            }
+        }
+    }
+
+    /// Reports each table (`table:T`) or top-level key (`key:K`) a mapping rule names as its source that none of the
+    /// sources read had, when some source could have had it (a SQLite database; a JSON file, property list or keyed
+    /// archive).
+    func checkMappedParts(_ formats: [ImportFormat]) {
+        let databases = formats.contains(.sqlite)
+        let keyed = formats.contains { $0 == .json || $0 == .plist || $0 == .archive }
+        for rule in options.mapping?.rules ?? [] {
+            guard let source = rule.source, !readSources.contains(source.lowercased()) else { continue }
+            if source.hasPrefix("table:"), databases {
+                problem(
+                    "\(rule.place): the mapping reads \(rule.entity) from the table '\(source.dropFirst(6))', which no database imported has"
+                )
+            } else if source.hasPrefix("key:"), keyed {
+                problem(
+                    "\(rule.place): the mapping reads \(rule.entity) from the key '\(source.dropFirst(4))', which no file imported has at its top level"
+                )
+            }
+        }
     }
 
     func entityName(matching name: String) -> String? {
