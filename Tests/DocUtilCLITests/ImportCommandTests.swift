@@ -243,6 +243,22 @@ struct ImportCommandTests {
         try Self.importRefused(source: file, content, rules: rules, problem: problem)
     }
 
+    /// One column fills one property, and one property is filled from one column: a column read for two properties,
+    /// or a column named like a property the mapping fills from another, is refused (one of the two values would be
+    /// dropped without a word).
+    @Test(arguments: [
+        ("label,Rack Name\nA,B\n", #"{"Shelf": {"attributes": {"label": "Rack Name"}}}"#, "named like Shelf.label"),
+        (
+            "title,X\nA,B\n", #"{"Book": {"attributes": {"title": "X", "notes": "X"}, "ignore": ["title"]}}"#,
+            "reads the column 'X' for notes and title"
+        ),
+        ("label,Rack Name\nA,B\n", #"{"Shelf": {"attributes": {"label": "Rack Name"}, "ignore": ["label"]}}"#, ""),
+    ])
+    func aColumnFillsOnePropertyAndAPropertyOneColumn(content: String, rules: String, problem: String) throws {
+        try Self.importRefused(
+            source: rules.contains("Book") ? "Book.csv" : "Shelf.csv", content, rules: rules, problem: problem)
+    }
+
     @Test func aMappingTableThatNoDatabaseHasIsRefused() throws {
         let folder = try Fixtures.temporaryDirectory()
         let database = folder.appendingPathComponent("plain.db")
@@ -267,8 +283,8 @@ struct ImportCommandTests {
         }
     }
 
-    /// Imports `source` (holding `content`) with a mapping of `rules`: refused with `problem` at the mapping's
-    /// place and no output, or (an empty `problem`) imported.
+    /// Imports `source` (holding `content`) with a mapping of `rules`: refused with `problem` (at the mapping's place
+    /// or the source's) and no output, or (an empty `problem`) imported.
     static func importRefused(source: String, _ content: String, rules: String, problem: String) throws {
         let folder = try Self.folder([source: content, "map.json": #"{"entities": "# + rules + "}"])
         let out = folder.appendingPathComponent("out.xml")
@@ -279,7 +295,9 @@ struct ImportCommandTests {
             return
         }
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.contains("map.json:1:"), "\(result.stderr)")
+        // At the rule's place in the mapping, or the column's in the source.
+        #expect(
+            result.stderr.contains("map.json:1:") || result.stderr.contains("\(source):1:"), "\(result.stderr)")
         #expect(result.stderr.contains(problem), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }

@@ -158,6 +158,15 @@ public struct ImportMapping: Sendable {
             if !seen.insert(rule.entity).inserted {
                 found.append("\(rule.place): the mapping has a second rule for \(rule.entity) (one rule an entity)")
             }
+            // One column fills one property: the second would be left out (which one, by the rule's order).
+            var readers: [String: [String]] = [:]
+            for (property, column) in rule.attributes { readers[column, default: []].append(property) }
+            for (property, target) in rule.relationships { readers[target.source, default: []].append(property) }
+            for (column, properties) in readers.sorted(by: { $0.key < $1.key }) where properties.count > 1 {
+                found.append(
+                    "\(rule.place): the mapping reads the column '\(column)' for \(properties.sorted().joined(separator: " and ")) (a column fills one property)"
+                )
+            }
             let attributes = layout.attributes.map(\.name)
             for name in rule.attributes.keys.sorted() where !attributes.contains(name) {
                 found.append(

@@ -309,10 +309,22 @@ public final class ImportTarget {
                 return byKey(relationshipName, key: target.match, of: entity)
             }
         }
+        // A column named like a property the mapping fills from another column would fill it twice (the last one
+        // read winning): it must be ignored or mapped elsewhere.
+        func claimed(_ property: String) -> Column? {
+            if let column = rule?.attributes[property] ?? rule?.relationships[property]?.source {
+                return .unknown(
+                    "it is named like \(entity.name).\(property), which the mapping fills from the column '\(column)' (ignore it, or map it to another property)"
+                )
+            }
+            return nil
+        }
         if let slot = entity.attributes.firstIndex(where: { $0.name.lowercased() == lowered }) {
+            if let refused = claimed(entity.attributes[slot].name) { return refused }
             return .attribute(AttributeColumn(entity.attributes[slot], slot: slot))
         }
         if let relationship = entity.relationships.first(where: { $0.name.lowercased() == lowered }) {
+            if let refused = claimed(relationship.name) { return refused }
             return .relationship(relationship)
         }
         if let dot = name.firstIndex(of: ".") {
@@ -321,6 +333,7 @@ public final class ImportTarget {
             if let relationship = entity.relationships.first(where: {
                 $0.name.lowercased() == relationshipName.lowercased()
             }) {
+                if let refused = claimed(relationship.name) { return refused }
                 return byKey(relationship.name, key: key, of: entity)
             }
         }
