@@ -103,10 +103,16 @@ private struct Comparison {
         }
     }
 
-    /// Whether two attribute values are the same (every NaN alike).
+    /// Whether two attribute values are the same (every NaN alike: a number's, a date's, a decimal's).
     static func same(_ x: AttributeValue, _ y: AttributeValue) -> Bool {
         let (x, y) = (canonical(x), canonical(y))
         if case .double(let p) = x, case .double(let q) = y, p.isNaN && q.isNaN { return true }
+        if case .date(let p) = x, case .date(let q) = y,
+            p.timeIntervalSinceReferenceDate.isNaN && q.timeIntervalSinceReferenceDate.isNaN
+        {
+            return true
+        }
+        if case .decimal(let p) = x, case .decimal(let q) = y, p.isNaN && q.isNaN { return true }
         if case .composite(let m) = x, case .composite(let n) = y {
             return Set(m.keys) == Set(n.keys) && m.keys.allSatisfy { same(m[$0] ?? .null, n[$0] ?? .null) }
         }

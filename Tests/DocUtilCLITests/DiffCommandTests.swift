@@ -33,6 +33,29 @@ struct DiffCommandTests {
         }
     }
 
+    /// A value that is not a number — a date's, a float's — is the same value as itself: a document with them has
+    /// no differences from itself or from its binary copy (NaN is not equal to NaN in arithmetic, but a stored one
+    /// is the same value as another).
+    @Test func notANumberIsTheSameAsItself() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        var text = try String(contentsOf: Fixtures.project("Library.xml"), encoding: .utf8)
+        for (from, to) in [
+            (#"type="date">-1000000000.00000000000000000000<"#, #"type="date">nan<"#),
+            (#"type="float">2.5<"#, #"type="float">nan<"#),
+        ] {
+            let range = try #require(text.range(of: from))
+            text.replaceSubrange(range, with: to)
+        }
+        let document = folder.appendingPathComponent("nan.xml")
+        try Data(text.utf8).write(to: document)
+        let copy = folder.appendingPathComponent("nan.binary")
+        #expect(try Docutil.run(["convert", document.path, copy.path]).status == 0)
+        for other in [document, copy] {
+            let result = try Docutil.run(["diff", document.path, other.path])
+            #expect(result.status == 0 && result.stdout.isEmpty, "\(result.stdout)\(result.stderr)")
+        }
+    }
+
     @Test(.needsRealFixtures) func realStoresEqualTheirConversionsEvenWhenObjectsWereRenumbered() throws {
         // The XML store has one key counter for all entities: converting a store whose entities reuse keys
         // renumbers objects, which diff pairs by contents and relationships.
