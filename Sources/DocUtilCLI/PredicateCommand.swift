@@ -38,6 +38,7 @@ struct PredicateCommand: ParsableCommand {
             printError("predicate \(error.description)")
             throw ExitCode(ExitStatus.badData)
         }
+        try VariableArguments.checkUsed(values, by: parsed.variableNames)
         let result = values.isEmpty ? parsed : parsed.substitutingAvailable(values)
         try reportingErrors {
             switch format {
@@ -71,8 +72,23 @@ enum VariableArguments {
                 throw ValidationError(
                     "--var \(name): '\(text)' is not a literal (use 70, 'text', YES, NO, nil, {1, 2} or CAST(…))")
             }
-            values[name] = constant
+            guard values.updateValue(constant, forKey: name) == nil else {
+                throw ValidationError("--var \(name) is given twice")
+            }
         }
         return values
+    }
+
+    /// Refuses a value for a variable the predicate does not have (a typo would otherwise be ignored, and the
+    /// predicate's own variable reported missing or left as it is).
+    /// - Parameters:
+    ///   - values: the values given.
+    ///   - variables: the predicate's variable names.
+    static func checkUsed(_ values: [String: PredicateConstant], by variables: [String]) throws {
+        for name in values.keys.sorted() where !variables.contains(name) {
+            let known =
+                variables.isEmpty ? "it has none" : "it has: " + variables.map { "$" + $0 }.joined(separator: ", ")
+            throw ValidationError("--var \(name): the predicate has no variable $\(name) (\(known))")
+        }
     }
 }

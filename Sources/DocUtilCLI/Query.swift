@@ -69,6 +69,10 @@ struct Query: ParsableCommand {
                 throw ExitCode(ExitStatus.badData)
             }
         }
+        if let parsed { try VariableArguments.checkUsed(values, by: parsed.variableNames) }
+        if predicate == nil && template == nil && !values.isEmpty {
+            throw ValidationError("--var needs --where or --template (a predicate with variables)")
+        }
         try reportingErrors {
             let opened = try options.open(document, lenient: lenient)
             defer { DocumentOptions.reportValueWarnings(opened, path: document) }
@@ -80,6 +84,12 @@ struct Query: ParsableCommand {
             }
             var request: FetchRequest
             if let template {
+                // (The template's own variables; one that does not parse is reported by the request below.)
+                if let text = opened.model.fetchRequestTemplate(named: template)?.predicate,
+                    let stored = try? ObjectPredicate(format: text)
+                {
+                    try VariableArguments.checkUsed(values, by: stored.variableNames)
+                }
                 request = try opened.model.fetchRequest(fromTemplate: template, substitutionVariables: values)
                 request.resultType = .managedObject
             } else {

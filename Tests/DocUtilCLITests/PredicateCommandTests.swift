@@ -51,4 +51,42 @@ struct PredicateCommandTests {
         #expect(notLiteral.status == 64)
         #expect(notLiteral.stderr.contains("not a literal"))
     }
+
+    /// A variable given twice, or one the predicate does not have (a typo: `$Prefix` for `$prefix`), is a usage
+    /// error in `predicate` and in `query` (with `--where` or a template), never the last value or an ignored one.
+    @Test func aVariableGivenTwiceOrNotUsedIsAUsageError() throws {
+        let library = Fixtures.project("Library.xml").path
+        let cases: [([String], String)] = [
+            (["predicate", "a == $a", "--var", "a=1", "--var", "a=2"], "--var a is given twice"),
+            (["predicate", "a == $a", "--var", "b=1"], "--var b: the predicate has no variable $b (it has: $a)"),
+            (
+                [
+                    "query", library, "--entity", "Book", "--where", "title == $t", "--var", "t='Dune'", "--var",
+                    "t='Emma'",
+                ],
+                "--var t is given twice"
+            ),
+            (
+                ["query", library, "--entity", "Book", "--where", "title == $t", "--var", "t='Dune'", "--var", "u=1"],
+                "the predicate has no variable $u"
+            ),
+            (
+                ["query", library, "--entity", "Book", "--template", "BooksByTitle", "--var", "Prefix='Du'"],
+                "--var Prefix: the predicate has no variable $Prefix (it has: $prefix)"
+            ),
+            (["query", library, "--entity", "Book", "--var", "t=1"], "--var needs --where or --template"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Docutil.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let used = try Docutil.run(
+            [
+                "query", library, "--entity", "Book", "--template", "BooksByTitle", "--var", "prefix='Du'", "--format",
+                "csv",
+            ])
+        #expect(used.status == 0 && used.stdout.contains("Dune"), "\(used.stderr)")
+    }
 }
