@@ -56,6 +56,11 @@ struct Query: ParsableCommand {
         if predicate != nil && template != nil { throw ValidationError("give --where or --template, not both") }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         if let offset, offset < 0 { throw ValidationError("--offset must not be negative") }
+        if let sort,
+            sort.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "-" })
+        {
+            throw ValidationError("--sort '\(sort)' has an empty key (give KEY[,-KEY…])")
+        }
     }
 
     func run() throws {

@@ -230,6 +230,25 @@ struct OpenCommandTests {
         #expect(check.stdout.contains("a@b.cd"))
     }
 
+    /// A list of keys or objects with an empty element (`sort title,,pages`, `{a,,b}`) is refused, never read as the
+    /// list without it; the same options in `query` too.
+    @Test func anEmptyElementOfAListIsRefused() throws {
+        let url = try Self.library()
+        for (command, status, message) in [
+            ("list Book sort title,,pages", Int32(64), "'title,,pages' has an empty key"),
+            ("list Book sort title,", 64, "'title,' has an empty key"),
+            ("set Author/p102 books={Book/p104,,Book/p105}", 65, "'' is not an object reference"),
+        ] {
+            let result = try Docutil.run(["open", url.path, "-c", command])
+            #expect(result.status == status, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(command): \(result.stderr)")
+        }
+        let sorted = try Docutil.run(["open", url.path, "-c", "list Book sort -title, pages"])
+        #expect(sorted.status == 0 && sorted.stdout.hasPrefix("Book/p105"), "\(sorted.stdout)\(sorted.stderr)")
+        let query = try Docutil.run(["query", url.path, "--entity", "Book", "--sort", "title,,pages"])
+        #expect(query.status == 64 && query.stderr.contains("has an empty key"), "\(query.stderr)")
+    }
+
     /// The time an autosave says it was written is shown as `docutil info` shows it, whatever the sidecar holds: a
     /// date past the calendar's years (or not a number) as its seconds, never an empty or made-up date.
     @Test(arguments: [(Double.nan, "@nan"), (.infinity, "@inf"), (1e300, "@1e+300"), (0, "2001-01-01T00:00:00Z")])

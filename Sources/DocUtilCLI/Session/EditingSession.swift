@@ -389,8 +389,11 @@ final class EditingSession {
     private func objects(inSet text: String) throws -> [ManagedObject] {
         guard text.hasPrefix("{"), text.hasSuffix("}") else { return [try object(text)] }
         let inner = text.dropFirst().dropLast()
-        return try inner.split(separator: ",").map { try object($0.trimmingCharacters(in: .whitespaces)) }
-            .filter { _ in true }
+        // (`{}` is no object; an empty element, as in `{a,,b}`, is a reference that is not there.)
+        guard !inner.allSatisfy(\.isWhitespace) else { return [] }
+        return try inner.split(separator: ",", omittingEmptySubsequences: false).map {
+            try object($0.trimmingCharacters(in: .whitespaces))
+        }
     }
 
     /// The object a reference names: a URI, `Entity/p12` (saved) or `Entity/t3` (inserted in this session).
@@ -478,9 +481,13 @@ final class EditingSession {
                     throw SessionError.badValue("predicate \(error.description)")
                 }
             case "sort":
-                request.sortDescriptors = text.split(separator: ",").map {
-                    ObjectSortDescriptor(parsing: String($0).trimmingCharacters(in: .whitespaces))
+                let keys = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                    String($0).trimmingCharacters(in: .whitespaces)
                 }
+                guard !keys.contains(where: { $0.isEmpty || $0 == "-" }) else {
+                    throw SessionError.usage("sort K[,-K…]: '\(text)' has an empty key")
+                }
+                request.sortDescriptors = keys.map { ObjectSortDescriptor(parsing: $0) }
             default:
                 guard let limit = Int(text), limit >= 0 else { throw SessionError.usage("limit N: N is a number") }
                 request.fetchLimit = limit
