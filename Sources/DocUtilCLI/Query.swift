@@ -89,12 +89,9 @@ struct Query: ParsableCommand {
             }
             var request: FetchRequest
             if let template {
-                // (The template's own variables; one that does not parse is reported by the request below.)
-                if let text = opened.model.fetchRequestTemplate(named: template)?.predicate,
-                    let stored = try? ObjectPredicate(format: text)
-                {
-                    try VariableArguments.checkUsed(values, by: stored.variableNames)
-                }
+                // The template's own variables (a template that cannot be read is the same error the request gives).
+                let stored = try opened.model.parsedTemplate(named: template).1
+                try VariableArguments.checkUsed(values, by: stored?.variableNames ?? [])
                 request = try opened.model.fetchRequest(fromTemplate: template, substitutionVariables: values)
                 request.resultType = .managedObject
             } else {

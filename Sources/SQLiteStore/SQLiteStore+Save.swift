@@ -301,7 +301,7 @@ extension SQLiteStore {
                     }
                     try body(
                         plan[i].column,
-                        try encodedAttribute(plan.baseAddress! + i, of: snapshot, slotted: slotted, layout: layout))
+                        try encodedAttribute(plan[i], of: snapshot, slotted: slotted, layout: layout))
                 case .composite:
                     let name = plan[i].name
                     let value = ObjectSnapshot.attribute(name, of: snapshot)
@@ -338,22 +338,22 @@ extension SQLiteStore {
     /// The column value of an attribute entry of a column plan for a snapshot, the long way: its value converted and
     /// checked (a value that does not fit a column, or one of an Undefined attribute, is an error).
     private func encodedAttribute(
-        _ entry: UnsafePointer<ColumnSource>, of snapshot: UnsafePointer<ObjectSnapshot>, slotted: SlotValues?,
+        _ entry: ColumnSource, of snapshot: UnsafePointer<ObjectSnapshot>, slotted: SlotValues?,
         layout: EntityLayout?
     ) throws(SQLiteStoreError) -> SQLiteValue {
-        let slot = entry.pointee.slot
+        let slot = entry.slot
         let value =
             slotted.map { slot < $0.count ? $0[slot] : .null }
-            ?? ObjectSnapshot.attribute(entry.pointee.name, of: snapshot)
+            ?? ObjectSnapshot.attribute(entry.name, of: snapshot)
         if !value.isNull, let layout, slot < layout.attributeTypes.count, layout.attributeTypes[slot] == .undefined {
             // A column read back by its attribute's type has none for an Undefined attribute.
             throw SQLiteStoreError(
                 .unsupported, path: database.path,
-                "\(snapshot.pointee.objectID.entityName).\(entry.pointee.name) of \(snapshot.pointee.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
+                "\(snapshot.pointee.objectID.entityName).\(entry.name) of \(snapshot.pointee.objectID) holds a value, but its type is Undefined, which a SQLite store cannot hold (make the attribute transient); not saved"
             )
         }
-        let encoded = SQLiteValueCoding.encode(value, external: entry.pointee.external)
-        try checkStorable(value, encoded, snapshot.pointee.objectID, entry.pointee.name)
+        let encoded = SQLiteValueCoding.encode(value, external: entry.external)
+        try checkStorable(value, encoded, snapshot.pointee.objectID, entry.name)
         return encoded
     }
 
@@ -393,7 +393,7 @@ extension SQLiteStore {
             case .real, .other:
                 try database.bindInRow(
                     statement, parameter,
-                    try encodedAttribute(plan.baseAddress! + i, of: snapshot, slotted: values, layout: layout))
+                    try encodedAttribute(plan[i], of: snapshot, slotted: values, layout: layout))
                 status = SQLITE_OK
             }
             if status != SQLITE_OK { throw database.error(status, "binding") }

@@ -83,25 +83,9 @@ extension ManagedObjectModel {
     public func fetchRequest(
         fromTemplate name: String, substitutionVariables: [String: PredicateConstant] = [:]
     ) throws(ObjectPredicateError) -> FetchRequest {
-        guard let template = fetchRequestTemplate(named: name) else {
-            let known = fetchRequestTemplates.map(\.name).sorted().joined(separator: ", ")
-            throw ObjectPredicateError(
-                .unknownTemplate, "no fetch request template '\(name)' (the model has: \(known))")
-        }
+        let (template, parsed) = try parsedTemplate(named: name)
         var request = FetchRequest(entityName: template.entityName)
-        if let reason = template.undecodablePredicate {
-            throw ObjectPredicateError(
-                .undecodable, "template '\(name)': its predicate could not be read from the model (\(reason))")
-        }
-        if let text = template.predicate {
-            let parsed: ObjectPredicate
-            do {
-                parsed = try ObjectPredicate(format: text)
-            } catch {
-                throw ObjectPredicateError(.syntaxError, "template '\(name)': \(error.summary)")
-            }
-            request.predicate = try parsed.substituting(substitutionVariables)
-        }
+        if let parsed { request.predicate = try parsed.substituting(substitutionVariables) }
         request.fetchLimit = template.fetchLimit ?? 0
         request.fetchBatchSize = template.fetchBatchSize ?? 0
         request.resultType = template.resultType ?? .managedObject
@@ -111,5 +95,30 @@ extension ManagedObjectModel {
         request.returnsObjectsAsFaults = template.returnsObjectsAsFaults ?? true
         request.returnsDistinctResults = template.returnsDistinctResults ?? false
         return request
+    }
+
+    /// A stored template and its predicate, parsed (`nil` when it has none), as
+    /// ``fetchRequest(fromTemplate:substitutionVariables:)`` reads them: for code that needs the template's variables.
+    /// - Parameter name: the template's name.
+    /// - Throws: ``ObjectPredicateError``: `unknownTemplate`, `undecodable`, or `syntaxError` for a predicate that does
+    ///   not parse.
+    package func parsedTemplate(named name: String) throws(ObjectPredicateError) -> (
+        FetchRequestTemplate, ObjectPredicate?
+    ) {
+        guard let template = fetchRequestTemplate(named: name) else {
+            let known = fetchRequestTemplates.map(\.name).sorted().joined(separator: ", ")
+            throw ObjectPredicateError(
+                .unknownTemplate, "no fetch request template '\(name)' (the model has: \(known))")
+        }
+        if let reason = template.undecodablePredicate {
+            throw ObjectPredicateError(
+                .undecodable, "template '\(name)': its predicate could not be read from the model (\(reason))")
+        }
+        guard let text = template.predicate else { return (template, nil) }
+        do {
+            return (template, try ObjectPredicate(format: text))
+        } catch {
+            throw ObjectPredicateError(.syntaxError, "template '\(name)': \(error.summary)")
+        }
     }
 }
