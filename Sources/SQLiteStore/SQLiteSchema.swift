@@ -378,11 +378,17 @@ final class SQLiteSchema {
                         table: rawTable(of: destination), column: column,
                         orderColumn: relationship.isOrdered ? "Z_FOK_" + column.dropFirst() : nil)
                 } else if let inverse {
-                    // Many-to-many: the table belongs to the side with the smaller entity number.
+                    // Many-to-many: the table belongs to the ordered side when only one is (as in Apple's stores:
+                    // `Z_28ASSETS (Z_28ALBUMS, Z_3ASSETS, Z_FOK_3ASSETS)`), else to the side with the smaller entity
+                    // number.
                     let a = declaringEntity(of: relationship.name, from: entity.name)
                     let b = declaringEntity(of: inverse.name, from: destination)
                     let (na, nb) = (number(a), number(b))
-                    let ownerIsThis = na < nb || (na == nb && relationship.name > inverse.name)
+                    // A relationship that is its own inverse (`friends` ↔ `friends`) is one side.
+                    let selfInverse = a == b && relationship.name == inverse.name
+                    let ownerIsThis =
+                        relationship.isOrdered != inverse.isOrdered && !selfInverse
+                        ? relationship.isOrdered : na < nb || (na == nb && relationship.name > inverse.name)
                     let (ownerEntity, ownerRel, otherEntity, otherRel) =
                         ownerIsThis ? (a, relationship.name, b, inverse.name) : (b, inverse.name, a, relationship.name)
                     let tableName = "Z_\(number(ownerEntity))\(ownerRel.uppercased())"
@@ -395,9 +401,15 @@ final class SQLiteSchema {
                         otherColumn = uniqueJoinColumn(otherColumn, entity: otherEntity, used: &joinColumnsUsed)
                         ownerColumn = uniqueJoinColumn(ownerColumn, entity: ownerEntity, used: &joinColumnsUsed)
                         if ownerColumn == otherColumn { otherColumn += "1" }
-                        let ordered = relationship.isOrdered || inverse.isOrdered
+                        // Each ordered side's order column is named after the column of the keys it orders.
+                        let (ownerOrdered, otherOrdered) =
+                            ownerIsThis
+                            ? (relationship.isOrdered, inverse.isOrdered) : (inverse.isOrdered, relationship.isOrdered)
                         var columns = [(ownerColumn, "INTEGER"), (otherColumn, "INTEGER")]
-                        if ordered { columns.append(("Z_FOK_" + otherColumn.dropFirst(2), "INTEGER")) }
+                        if ownerOrdered { columns.append(("Z_FOK_" + otherColumn.dropFirst(2), "INTEGER")) }
+                        if otherOrdered && !selfInverse {
+                            columns.append(("Z_FOK_" + ownerColumn.dropFirst(2), "INTEGER"))
+                        }
                         joinTables.append(
                             Table(
                                 name: tableName, columns: columns,
@@ -407,7 +419,8 @@ final class SQLiteSchema {
                         joinNames[tableName] = (ownerColumn, otherColumn)
                     }
                     let (oc, tc) = (ownerColumn, otherColumn)
-                    let orderColumn = relationship.isOrdered ? "Z_FOK_" + tc.dropFirst(2) : nil
+                    let orderColumn =
+                        relationship.isOrdered ? "Z_FOK_" + (ownerIsThis || selfInverse ? tc : oc).dropFirst(2) : nil
                     storage[relationship.name] =
                         ownerIsThis
                         ? .joinTable(
@@ -549,6 +562,17 @@ final class SQLiteSchema {
         }
     }
 
+    /// The order column of the inverse of `entity`'s to-many `name` when that inverse is an ordered to-many kept in
+    /// the same join table (a many-to-many ordered on the other side): the join rows this side writes carry it.
+    func inverseOrderColumn(of entity: String, _ name: String) -> String? {
+        guard case .joinTable(let table, _, _, _)? = toManyStorage[entity]?[name],
+            let relationship = model.allRelationships(of: entity).first(where: { $0.name == name }),
+            let inverse = model.inverse(of: relationship),
+            case .joinTable(table, _, _, let order?)? = toManyStorage[relationship.destinationEntityName]?[inverse.name]
+        else { return nil }
+        return order
+    }
+
     /// Adjusts column and join-table names to what an existing store has (Apple's stores may differ from our naming
     /// where names collide).
     func reconcile(with database: SQLiteDatabase) throws(SQLiteStoreError) {
@@ -571,16 +595,32 @@ final class SQLiteSchema {
                     orderedByKey.insert(entity + "." + name)
                     continue
                 }
-                guard case .joinTable(let table, let source, let destination, let order) = storage else { continue }
+                guard case .joinTable(var table, var source, var destination, var order) = storage else { continue }
                 let existing = try columns(table)
-                if existing.contains(source) && existing.contains(destination) { continue }
-                // The same table with digit-suffixed columns, or the table named from the other side.
-                if let match = try matchJoin(
-                    table: table, source: source, destination: destination, candidates: joinCandidates, columns: columns
-                ) {
-                    toManyStorage[entity]?[name] = .joinTable(
-                        table: match.0, sourceColumn: match.1, destinationColumn: match.2, orderColumn: order)
+                if !existing.contains(source) || !existing.contains(destination) {
+                    // The same table with digit-suffixed columns, or the table named from the other side.
+                    guard
+                        let match = try matchJoin(
+                            table: table, source: source, destination: destination, candidates: joinCandidates,
+                            columns: columns)
+                    else { continue }
+                    (table, source, destination) = match
                 }
+                if let wanted = order, !(try columns(table)).contains(wanted) {
+                    // The order column under another name (a table named from the other side): the table's only one,
+                    // when the other side keeps no order. Without one (a store made by an earlier docutil, whose
+                    // sides of a many-to-many ordered on both shared one column), the destinations are read in key
+                    // order and a save of another order is refused, as for a to-many without an inverse.
+                    let orderColumns = try columns(table).filter { $0.hasPrefix("Z_FOK_") }
+                    if orderColumns.count == 1, inverseOrderColumn(of: entity, name) == nil {
+                        order = orderColumns.first
+                    } else {
+                        order = nil
+                        orderedByKey.insert(entity + "." + name)
+                    }
+                }
+                toManyStorage[entity]?[name] = .joinTable(
+                    table: table, sourceColumn: source, destinationColumn: destination, orderColumn: order)
             }
         }
     }

@@ -685,7 +685,22 @@ extension SQLiteStore {
         let pk = Int64(snapshot.objectID.primaryKey)
         try snapshot.forEachToMany { (name, ids) throws(SQLiteStoreError) in
             guard keys?.contains(name) != false, let sql = toManySQL(entityName, name) else { return }
-            if let clear = sql.clear, !sql.bindings.takes { try database.run(clear, [.integer(pk)]) }
+            if let sharing = sql.sharedRows {
+                // An order is kept in these rows (this side's, the other side's or both): only the links that went are
+                // deleted, and those already there are left as they are (inserted again, they would lose their place
+                // in the other side).
+                var wanted = Set<Int64>()
+                wanted.reserveCapacity(ids.count)
+                for id in ids { wanted.insert(id.primaryKey) }
+                var gone: [Int64] = []
+                try database.query(sharing.held, [.integer(pk)]) { (statement) throws(SQLiteStoreError) in
+                    let key = sqlite3_column_int64(statement, 0)
+                    if !wanted.contains(key) { gone.append(key) }
+                }
+                for key in gone { try database.run(sharing.remove, [.integer(pk), .integer(key)]) }
+            } else if let clear = sql.clear, !sql.bindings.takes {
+                try database.run(clear, [.integer(pk)])
+            }
             guard let add = sql.add, !ids.isEmpty else { return }
             if sql.orderedByKey,
                 let i = ids.indices.dropFirst().first(where: { ids[$0 - 1].primaryKey > ids[$0].primaryKey })
@@ -698,10 +713,11 @@ extension SQLiteStore {
             let statement = try database.statement(add)
             for (i, id) in ids.enumerated() {
                 switch sql.bindings {
-                case .ownerDestination: try database.step(statement, [.integer(pk), .integer(id.primaryKey)], sql: add)
-                case .ownerDestinationOrder:
-                    try database.step(
-                        statement, [.integer(pk), .integer(id.primaryKey), .integer(Int64(i + 1))], sql: add)
+                case .ownerDestination:
+                    try database.step(statement, [.integer(pk), .integer(id.primaryKey)], sql: add)
+                    if let order = sql.orderUpdate {
+                        try database.run(order, [.integer(Int64(i + 1)), .integer(pk), .integer(id.primaryKey)])
+                    }
                 case .orderDestination:
                     try database.step(statement, [.integer(Int64(i + 1)), .integer(id.primaryKey)], sql: add)
                 case .takenDestination(let ordered):
@@ -753,19 +769,22 @@ extension SQLiteStore {
         let sql: ToManySQL
         switch storage {
         case .joinTable(let table, let source, let destination, let order):
-            let clear = "DELETE FROM \(q(table)) WHERE \(q(source)) = ?"
-            if let order {
-                sql = ToManySQL(
-                    clear: clear,
-                    add:
-                        "INSERT OR REPLACE INTO \(q(table)) (\(q(source)), \(q(destination)), \(q(order))) VALUES (?, ?, ?)",
-                    bindings: .ownerDestinationOrder)
-            } else {
-                sql = ToManySQL(
-                    clear: clear,
-                    add: "INSERT OR IGNORE INTO \(q(table)) (\(q(source)), \(q(destination))) VALUES (?, ?)",
-                    bindings: .ownerDestination)
-            }
+            // Both sides of a many-to-many write these rows. When either side is ordered, its order is in them: a
+            // link already there is kept (its row not written again) and only this side's order set.
+            let shared = order != nil || schema.inverseOrderColumn(of: entityName, name) != nil
+            sql = ToManySQL(
+                clear: "DELETE FROM \(q(table)) WHERE \(q(source)) = ?",
+                add: "INSERT OR IGNORE INTO \(q(table)) (\(q(source)), \(q(destination))) VALUES (?, ?)",
+                bindings: .ownerDestination,
+                orderedByKey: schema.orderedByKey.contains(entityName + "." + name),
+                sharedRows: shared
+                    ? (
+                        held: "SELECT \(q(destination)) FROM \(q(table)) WHERE \(q(source)) = ?",
+                        remove: "DELETE FROM \(q(table)) WHERE \(q(source)) = ? AND \(q(destination)) = ?"
+                    ) : nil,
+                orderUpdate: order.map {
+                    "UPDATE \(q(table)) SET \(q($0)) = ? WHERE \(q(source)) = ? AND \(q(destination)) = ?"
+                })
         case .inverseKey(let table, _, let order?):
             sql = ToManySQL(
                 clear: nil, add: "UPDATE \(q(table)) SET \(q(order)) = ? WHERE Z_PK = ?", bindings: .orderDestination)
@@ -835,7 +854,6 @@ struct ToManySQL {
     /// What the per-destination statement binds, in order.
     enum Bindings {
         case ownerDestination
-        case ownerDestinationOrder
         case orderDestination
         /// Owner, (order,) destination, owner: an inverse-less to-many's key (and order), taken only when free.
         case takenDestination(ordered: Bool)
@@ -856,6 +874,13 @@ struct ToManySQL {
     var holder: String? = nil
     /// An ordered to-many whose store keeps no order for it: its destinations can only be saved in key order.
     var orderedByKey = false
+    /// For a many-to-many ordered on either side (an order is kept in the join rows both sides write): the
+    /// statements that find an owner's links (bound to its key) and delete one (owner, destination), used instead of
+    /// `clear` when the owner's links are written, so that a link that stays keeps its row. (`clear` still deletes
+    /// every link of a deleted owner.)
+    var sharedRows: (held: String, remove: String)? = nil
+    /// For an ordered many-to-many: sets a link's place (bound to the place, the owner's key, the destination's).
+    var orderUpdate: String? = nil
 }
 
 /// Where each attribute and to-one relationship of an entity is in its column plan: the position by slot, -1 for

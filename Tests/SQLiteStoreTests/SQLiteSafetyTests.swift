@@ -236,6 +236,187 @@ struct SQLiteSafetyTests {
         #expect(try Self.tagNames(url, model: model) == ["a", "c"])
     }
 
+    /// Lists that keep their items in order, each item in any number of lists (a many-to-many ordered on one side):
+    /// `list` and `item` name the two entities, so that either side can have the smaller entity number.
+    static func orderedListModel(list: String, item: String, bothOrdered: Bool = false) throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: list, attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "items", destination: item, inverse: "lists", toMany: true, ordered: true)
+                ]),
+            EntityDescription(
+                name: item, attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "lists", destination: list, inverse: "items", toMany: true, ordered: bothOrdered)
+                ]),
+        ])
+    }
+
+    /// Each object of `entity` by name, with the names of what its relationship `key` holds in order, read from the
+    /// file by a coordinator of its own.
+    static func orderedNames(_ url: URL, model: ManagedObjectModel, _ entity: String, _ key: String) throws
+        -> [String: [String]]
+    {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var names: [String: [String]] = [:]
+        for object in try context.fetch(FetchRequest(entityName: entity)) {
+            names[try object.attributeValue(forKey: "name").literalText] = try object.objects(forKey: key).map {
+                try $0.attributeValue(forKey: "name").literalText
+            }
+        }
+        return names
+    }
+
+    @Test(arguments: [("Album", "Song"), ("List", "Item")])
+    func anOrderedManyToManyKeepsEveryListsOrder(list: String, item: String) throws {
+        // Saving the unordered side (an item's lists) wrote its join rows again without their order: every list
+        // that item is in lost its place for it, whichever side was written last.
+        let model = try Self.orderedListModel(list: list, item: item)
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        func make(_ entity: String, _ name: String) throws -> ManagedObject {
+            let object = try context.insertNewObject(forEntityName: entity)
+            try object.setValue(.string(name), forKey: "name")
+            return object
+        }
+        let (a, b, c, d) = (try make(item, "a"), try make(item, "b"), try make(item, "c"), try make(item, "d"))
+        let (one, two) = (try make(list, "one"), try make(list, "two"))
+        try one.setObjects([c, a, b], forKey: "items")
+        try two.setObjects([b, c], forKey: "items")
+        try context.save()
+        #expect(
+            try Self.orderedNames(url, model: model, list, "items") == ["one": ["c", "a", "b"], "two": ["b", "c"]])
+        // a joins two (a's lists change with it): one, which did not change, keeps a where it was.
+        try two.setObjects([b, a, c], forKey: "items")
+        try context.save()
+        #expect(
+            try Self.orderedNames(url, model: model, list, "items") == [
+                "one": ["c", "a", "b"], "two": ["b", "a", "c"],
+            ])
+        // d joins one at the front, and c leaves two.
+        try one.setObjects([d, c, a, b], forKey: "items")
+        try two.setObjects([b, a], forKey: "items")
+        try context.save()
+        #expect(
+            try Self.orderedNames(url, model: model, list, "items") == [
+                "one": ["d", "c", "a", "b"], "two": ["b", "a"],
+            ])
+        #expect(
+            try Self.orderedNames(url, model: model, item, "lists").mapValues { Set($0) } == [
+                "a": ["one", "two"], "b": ["one", "two"], "c": ["one"], "d": ["one"],
+            ])
+    }
+
+    @Test(arguments: [("Album", "Song"), ("List", "Item")])
+    func aManyToManyOrderedOnBothSidesKeepsBothOrders(list: String, item: String) throws {
+        let model = try Self.orderedListModel(list: list, item: item, bothOrdered: true)
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        func make(_ entity: String, _ name: String) throws -> ManagedObject {
+            let object = try context.insertNewObject(forEntityName: entity)
+            try object.setValue(.string(name), forKey: "name")
+            return object
+        }
+        let (a, b) = (try make(item, "a"), try make(item, "b"))
+        let (one, two) = (try make(list, "one"), try make(list, "two"))
+        try one.setObjects([b, a], forKey: "items")
+        try two.setObjects([a, b], forKey: "items")
+        try a.setObjects([two, one], forKey: "lists")
+        try b.setObjects([one, two], forKey: "lists")
+        try context.save()
+        #expect(try Self.orderedNames(url, model: model, list, "items") == ["one": ["b", "a"], "two": ["a", "b"]])
+        #expect(
+            try Self.orderedNames(url, model: model, item, "lists") == ["a": ["two", "one"], "b": ["one", "two"]])
+        try a.setObjects([one, two], forKey: "lists")
+        try context.save()
+        #expect(try Self.orderedNames(url, model: model, list, "items") == ["one": ["b", "a"], "two": ["a", "b"]])
+        #expect(
+            try Self.orderedNames(url, model: model, item, "lists") == ["a": ["one", "two"], "b": ["one", "two"]])
+    }
+
+    /// A new store of lists and items with one list of items ordered and filled (`one`: c, a, b; `two`: b, c).
+    static func orderedListStore(list: String, item: String, bothOrdered: Bool = false) throws -> (
+        URL, ManagedObjectModel
+    ) {
+        let model = try Self.orderedListModel(list: list, item: item, bothOrdered: bothOrdered)
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        var made: [String: ManagedObject] = [:]
+        for (entity, name) in [(item, "a"), (item, "b"), (item, "c"), (list, "one"), (list, "two")] {
+            let object = try context.insertNewObject(forEntityName: entity)
+            try object.setValue(.string(name), forKey: "name")
+            made[name] = object
+        }
+        try made["one"]!.setObjects([made["c"]!, made["a"]!, made["b"]!], forKey: "items")
+        try made["two"]!.setObjects([made["b"]!, made["c"]!], forKey: "items")
+        try context.save()
+        return (url, model)
+    }
+
+    @Test func anOrderedManyToManysTableIsNamedFromItsOrderedSide() throws {
+        // List (2).items ordered ↔ Item (1).lists: the table is List's, as Apple names it (the smaller entity number
+        // names it only when neither or both sides are ordered), the order column named after the keys it orders.
+        let (url, model) = try Self.orderedListStore(list: "List", item: "Item")
+        #expect(try scalar(url, "SELECT count(*) FROM Z_2ITEMS WHERE Z_2LISTS > 0 AND Z_1ITEMS > 0") == 5)
+        #expect(try scalar(url, "SELECT count(*) FROM Z_2ITEMS WHERE Z_FOK_1ITEMS > 0") == 5)
+        // The same store as an earlier docutil made it (the table named from the unordered side, the order column
+        // after List's keys): read and written with its own names.
+        try execute(
+            url,
+            """
+            CREATE TABLE Z_1LISTS (Z_1ITEMS INTEGER, Z_2LISTS INTEGER, Z_FOK_2LISTS INTEGER,
+                PRIMARY KEY (Z_1ITEMS, Z_2LISTS));
+            INSERT INTO Z_1LISTS SELECT Z_1ITEMS, Z_2LISTS, Z_FOK_1ITEMS FROM Z_2ITEMS;
+            DROP TABLE Z_2ITEMS;
+            """)
+        #expect(
+            try Self.orderedNames(url, model: model, "List", "items") == ["one": ["c", "a", "b"], "two": ["b", "c"]])
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let lists = try context.fetch(
+            FetchRequest(entityName: "List", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        let items = try lists[1].objects(forKey: "items")
+        try lists[1].setObjects([items[1], items[0]], forKey: "items")
+        try context.save()
+        #expect(
+            try Self.orderedNames(url, model: model, "List", "items") == ["one": ["c", "a", "b"], "two": ["c", "b"]])
+    }
+
+    @Test func aManyToManyStoreWithOneOrderColumnForTwoOrderedSidesReadsOneInKeyOrder() throws {
+        // Item (1).lists ↔ List (2).items, both ordered: an earlier docutil kept both orders in one column (the
+        // table's owner's, Item.lists). List.items has none: read in key order, and another order is refused.
+        let (url, model) = try Self.orderedListStore(list: "List", item: "Item", bothOrdered: true)
+        try execute(url, "ALTER TABLE Z_1LISTS DROP COLUMN Z_FOK_1ITEMS")
+        #expect(
+            try Self.orderedNames(url, model: model, "List", "items") == ["one": ["a", "b", "c"], "two": ["b", "c"]])
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let lists = try context.fetch(
+            FetchRequest(entityName: "List", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        let before = fileBytes(url)
+        try lists[1].setObjects(try lists[1].objects(forKey: "items").reversed(), forKey: "items")
+        let error = #expect(throws: (any Error).self) { try context.save() }
+        #expect(
+            "\(error.map { "\($0)" } ?? "")".contains("no column to keep the order"), "\(String(describing: error))")
+        #expect(fileBytes(url) == before)
+    }
+
     @Test func updatesWriteOnlyTheColumnsThatChanged() throws {
         let url = try Self.companyStore()
         let context = try Self.context(url)
