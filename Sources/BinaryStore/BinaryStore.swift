@@ -47,6 +47,9 @@ public final class BinaryStore: StreamingAtomicStore, @unchecked Sendable {
         }
     }
 
+    /// A binary file keeps each object's version.
+    public var keepsVersions: Bool { true }
+
     /// Reads every object of the store (atomic stores are read whole).
     /// - Parameter model: The model the objects are read with.
     /// - Returns: The store's identifier, metadata and object snapshots.

@@ -218,8 +218,10 @@ struct Open: ParsableCommand {
                     throw ValidationError(
                         "give the type of the new document with --type (xml, binary or sqlite) or DOC's extension")
                 }
-                return try PersistentDocument(
+                let created = try PersistentDocument(
                     creatingAt: url, ofType: documentType, model: given, asPackage: package, program: "docutil open")
+                reportAutosave(created)
+                return created
             }
             let opened = try PersistentDocument(
                 contentsOf: url, ofType: importing.from?.format?.documentType.name, model: given, readOnly: readOnly,
@@ -237,11 +239,7 @@ struct Open: ParsableCommand {
                 printError("\(document): migrated in place from \(source) to the model given")
             }
             for warning in opened.warnings { printError("warning: \(document): \(warning)") }
-            if let found = opened.foundAutosave {
-                printError(
-                    "warning: \(document): an autosaved version from \(DateText.iso8601Seconds(found.written)) (process \(found.pid)) is there, with \(found.inserted) inserted, \(found.updated) updated and \(found.deleted) deleted object(s): 'recover' lays it over the document, 'discard-autosave' removes it"
-                )
-            }
+            reportAutosave(opened)
             return opened
         } catch let error as ValidationError {
             throw error
@@ -249,6 +247,14 @@ struct Open: ParsableCommand {
             printError(String(describing: error))
             throw ExitCode(ExitStatus.code(for: error))
         }
+    }
+
+    /// Tells of an autosaved version an earlier session left beside the document.
+    private func reportAutosave(_ opened: PersistentDocument) {
+        guard let found = opened.foundAutosave else { return }
+        printError(
+            "warning: \(document): an autosaved version from \(DateText.iso8601Seconds(found.written)) (process \(found.pid)) is there, with \(found.inserted) inserted, \(found.updated) updated and \(found.deleted) deleted object(s): 'recover' lays it over the document, 'discard-autosave' removes it"
+        )
     }
 
     /// At the end of the input: unsaved changes are discarded with a warning, never saved.

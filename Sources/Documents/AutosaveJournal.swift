@@ -36,12 +36,15 @@ enum AutosaveJournal {
         var written: Date
         var pid: Int32
         var host: String
+        /// The document's file as the session last read or saved it (size, modification time), which its changes
+        /// are relative to; `nil` for a new document (and in autosaves of earlier docutils).
+        var file: (size: Int64, modified: timespec)? = nil
     }
 
     // MARK: - Writing
 
     static func encode(_ changes: UnsavedChanges, header: Header) -> Data {
-        let root: [String: PropertyList] = [
+        var root: [String: PropertyList] = [
             "docutilAutosave": .integer(formatVersion),
             "storeUUID": .string(header.storeIdentifier),
             "modelDigest": .string(header.modelDigest),
@@ -62,6 +65,11 @@ enum AutosaveJournal {
                     .dictionary(["id": .string($0.objectID.uriString), "expected": .integer($0.expectedVersion)])
                 }),
         ]
+        if let file = header.file {
+            root["fileSize"] = .integer(file.size)
+            root["fileModified"] = .integer(Int64(file.modified.tv_sec))
+            root["fileModifiedNanoseconds"] = .integer(Int64(file.modified.tv_nsec))
+        }
         return BinaryPropertyListWriter.data(.dictionary(root))
     }
 
@@ -117,10 +125,17 @@ enum AutosaveJournal {
         guard case .string(let uuid)? = root["storeUUID"], case .string(let digest)? = root["modelDigest"],
             case .real(let written)? = root["written"], case .integer(let pid)? = root["pid"]
         else { throw bad("its header is incomplete") }
-        let header = Header(
+        var header = Header(
             storeIdentifier: uuid, modelDigest: digest, document: root["document"]?.string ?? "",
             written: Date(timeIntervalSinceReferenceDate: written), pid: Int32(truncatingIfNeeded: pid),
             host: root["host"]?.string ?? "?")
+        if case .integer(let size)? = root["fileSize"], case .integer(let seconds)? = root["fileModified"],
+            case .integer(let nanoseconds)? = root["fileModifiedNanoseconds"]
+        {
+            header.file = (
+                size, timespec(tv_sec: Int(truncatingIfNeeded: seconds), tv_nsec: Int(truncatingIfNeeded: nanoseconds))
+            )
+        }
         var changes = UnsavedChanges()
         // Each object is inserted, updated or deleted once: an ID seen twice is damage (two new objects where the
         // session had one, say), not something to apply twice.

@@ -293,7 +293,23 @@ public enum DocumentStack {
         }
         switch kind {
         case .regularFile: break
-        case .missing: throw DocumentError(.noInput, "\(url.path): no such file")
+        case .missing:
+            // A document started at this path whose session ended before its first save may have autosaved it.
+            let sidecar = AutosaveJournal.sidecarURL(for: SafeReplacement.destination(for: url))
+            let autosaved: Bool
+            do {
+                autosaved = try FileKind(path: sidecar.path) == .regularFile
+            } catch {
+                // (Only the hint depends on it: the document is missing either way.)
+                autosaved = false
+            }
+            if autosaved {
+                throw DocumentError(
+                    .noInput,
+                    "\(url.path): no such file, but an autosaved new document is beside it (\(sidecar.path)): create the document at this path again to recover it"
+                )
+            }
+            throw DocumentError(.noInput, "\(url.path): no such file")
         default:
             throw DocumentError(.noInput, "\(url.path): is \(kind.article), not a document file; it is not read")
         }

@@ -261,7 +261,15 @@ open class PersistentDocument {
         self.program = program
         observeUndo()
         if let url { lock = try DocumentLock.acquire(for: SafeReplacement.destination(for: url), program: program) }
-        try addInMemoryStore()
+        do {
+            try addInMemoryStore()
+            // A session that started a document here and ended without saving it (killed) may have autosaved it.
+            if url != nil { foundAutosave = try AutosaveJournal.info(at: sidecarURL()) }
+        } catch {
+            lock?.release()
+            lock = nil
+            throw error
+        }
     }
 
     deinit {
@@ -378,7 +386,11 @@ open class PersistentDocument {
     }
 
     /// The store type name of the document.
-    public var storeType: String { persistentStore?.description.type ?? fileType.storeType ?? "InMemory" }
+    public var storeType: String {
+        // (A new document's objects wait in memory until its first save writes the file of its type.)
+        if isNew, let type = fileType.storeType { return type }
+        return persistentStore?.description.type ?? fileType.storeType ?? "InMemory"
+    }
 
     /// Who holds the document's lock when it is not this document: for reports. `nil` when no one does.
     /// - Parameter url: the document.
@@ -632,7 +644,8 @@ open class PersistentDocument {
         let header = AutosaveJournal.Header(
             storeIdentifier: persistentStore?.identifier ?? "", modelDigest: coordinator.model.versionHashesDigest,
             document: fileURL?.path ?? "", written: Date(), pid: getpid(),
-            host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            host: String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            file: fingerprint.map { ($0.size, $0.modified) })
         let data = AutosaveJournal.encode(changes, header: header)
         do {
             try FileManager.default.createDirectory(
@@ -708,7 +721,9 @@ open class PersistentDocument {
                 : DocumentError(error)
         }
         let (changes, header) = try AutosaveJournal.decode(data, path: sidecar.path)
-        if let identifier = persistentStore?.identifier, header.storeIdentifier != identifier {
+        // A new document has no store of its own yet: an autosave beside its path is a new document's of an earlier
+        // session (every object inserted), laid over it as it is.
+        if !isNew, let identifier = persistentStore?.identifier, header.storeIdentifier != identifier {
             throw DocumentError(
                 .badData,
                 "\(sidecar.path): the autosave belongs to store \(header.storeIdentifier), not this document's (\(identifier))"
@@ -717,7 +732,22 @@ open class PersistentDocument {
         guard header.modelDigest == coordinator.model.versionHashesDigest else {
             throw DocumentError(.badData, "\(sidecar.path): the autosave was written with another model")
         }
-        let recovery = try RecoveryApplier(context: managedObjectContext, sidecar: sidecar.path).apply(changes)
+        // Whether an object's version tells if it changed on disk since the autosave: a store that keeps versions;
+        // otherwise (an XML file reads back every object at version 1) only whether the file did.
+        let keepsVersions =
+            persistentStore is any IncrementalStore || (persistentStore as? any AtomicStore)?.keepsVersions == true
+        var fileUnchanged = false
+        if let file = header.file, let url = storeFileURL,
+            let now = try FileFingerprint.of(SafeReplacement.destination(for: url))
+        {
+            fileUnchanged =
+                now.size == file.size && now.modified.tv_sec == file.modified.tv_sec
+                && now.modified.tv_nsec == file.modified.tv_nsec
+        }
+        let recovery = try RecoveryApplier(
+            context: managedObjectContext, sidecar: sidecar.path,
+            changedOnDisk: keepsVersions ? .byVersion : fileUnchanged ? .unchanged : .fileChanged
+        ).apply(changes)
         contentsNotInFile = true
         ownsSidecar = true
         inheritedSidecar = true

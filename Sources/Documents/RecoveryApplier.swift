@@ -7,6 +7,17 @@ import ObjectGraph
 struct RecoveryApplier {
     let context: ManagedObjectContext
     let sidecar: String
+    /// How to tell an object changed on disk since the autosave.
+    let changedOnDisk: ChangedOnDisk
+
+    enum ChangedOnDisk {
+        /// By its version (a store that keeps versions).
+        case byVersion
+        /// Nothing did: the file is as the session last read or saved it.
+        case unchanged
+        /// The file changed, and its store keeps no versions: any object may have.
+        case fileChanged
+    }
 
     func apply(_ changes: UnsavedChanges) throws(DocumentError) -> PersistentDocument.Recovery {
         var recovery = PersistentDocument.Recovery()
@@ -64,10 +75,17 @@ struct RecoveryApplier {
                     )
                     continue
                 }
-                if object.storedVersion != update.expectedVersion {
+                let keys = update.changedKeys.sorted().joined(separator: ", ")
+                switch changedOnDisk {
+                case .byVersion where object.storedVersion != update.expectedVersion:
                     recovery.warnings.append(
-                        "\(object.objectID) changed on disk since the autosave; the autosaved values of \(update.changedKeys.sorted().joined(separator: ", ")) are laid over it"
+                        "\(object.objectID) changed on disk since the autosave; the autosaved values of \(keys) are laid over it"
                     )
+                case .fileChanged:
+                    recovery.warnings.append(
+                        "\(object.objectID) may have changed on disk: the file changed since the autosave (its store keeps no versions to tell which objects did); the autosaved values of \(keys) are laid over it"
+                    )
+                case .byVersion, .unchanged: break
                 }
                 for key in update.changedKeys.sorted() { try set(key, of: object, from: update.snapshot) }
                 recovery.updated += 1

@@ -352,6 +352,29 @@ struct OpenCommandTests {
         #expect(names == ["new-binary.doc", "new-sqlite.doc", "new-xml.doc"])
     }
 
+    @Test func aNewDocumentKilledBeforeItsFirstSaveIsRecoveredByCreatingItAgain() throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("new.sqlite")
+        let model = Fixtures.project("Library.xcdatamodeld").path
+        let child = try ChildProcess(Docutil.executable, ["open", url.path, "--create", "--model", model])
+        child.send("insert Author name='Ursula'\nautosave\nstatus\n")
+        let status = child.read(until: "redo: -\n", timeout: 20)
+        // `status` names the new document's type, not the memory its objects wait in before the first save.
+        #expect(status?.contains("type: SQLite") == true, "\(status ?? "")")
+        child.signal(SIGKILL)
+        #expect(child.wait() == 128 + SIGKILL)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        // Opening the path says where the work is; creating the document there again finds it.
+        let missing = try Docutil.run(["open", url.path, "-c", "status"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("an autosaved new document is beside it"), "\(missing.stderr)")
+        let created = try Docutil.run([
+            "open", url.path, "--create", "--model", model, "-c", "recover", "-c", "save",
+        ])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stderr.contains("an autosaved version from"), "\(created.stderr)")
+        #expect(try Docutil.run(["query", url.path, "--entity", "Author"]).stdout.contains("Ursula"))
+    }
+
     @Test func aRecoveredAutosaveStaysUntilSavedOrDiscarded() throws {
         let url = try Self.library()
         let child = try ChildProcess(Docutil.executable, ["open", url.path])

@@ -3,152 +3,17 @@ import ObjectGraph
 import TestSupport
 import Testing
 
-/// Random edits of a graph with every kind of relationship (one-to-one, one-to-many ordered or not, many-to-many
-/// ordered on neither, one or both sides, a relationship that is its own inverse, to-manys and to-ones without an
-/// inverse, a sub-entity), saved round after round into each store type and read back by a coordinator of its own:
-/// what the store holds after each save must be what the context held, and a copy into every other store type must
-/// hold it too.
+/// Random edits of ``RandomGraph``, undone, redone and rolled back, saved round after round into each store type and
+/// read back by a coordinator of its own: what the store holds after each save must be what the context held, and a
+/// copy into every other store type must hold it too.
 struct RandomGraphTests {
-    /// A deterministic generator (SplitMix64): the same seed, the same edits.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// Each relationship of the model: its entity, name, destination, whether to-many and ordered, and whether it
-    /// has an inverse.
-    static let relationships:
-        [(entity: String, name: String, destination: String, toMany: Bool, ordered: Bool, inverse: String?)] = [
-            ("Group", "members", "Node", true, false, "group"),
-            ("Group", "ranked", "Node", true, true, "rankedIn"),
-            ("Group", "tags", "Node", true, true, "taggedBy"),
-            ("Group", "peers", "Node", true, true, "peerOf"),
-            ("Group", "linked", "Node", true, false, "links"),
-            ("Group", "notes", "Node", true, true, nil),
-            ("Group", "best", "Node", false, false, nil),
-            ("Node", "group", "Group", false, false, "members"),
-            ("Node", "rankedIn", "Group", false, false, "ranked"),
-            ("Node", "taggedBy", "Group", true, false, "tags"),
-            ("Node", "peerOf", "Group", true, true, "peers"),
-            ("Node", "links", "Group", true, false, "linked"),
-            ("Node", "friends", "Node", true, false, "friends"),
-            ("Node", "next", "Node", false, false, "previous"),
-            ("Node", "previous", "Node", false, false, "next"),
-            ("Node", "queue", "Node", true, true, "queuedIn"),
-            ("Node", "queuedIn", "Node", false, false, "queue"),
-        ]
-
-    static func model() throws -> ManagedObjectModel {
-        func declared(_ entity: String) -> [RelationshipDescription] {
-            relationships.filter { $0.entity == entity }.map {
-                RelationshipDescription(
-                    name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.toMany,
-                    ordered: $0.ordered)
-            }
-        }
-        let name = AttributeDescription(name: "name", type: .string)
-        return try ManagedObjectModel(entities: [
-            EntityDescription(name: "Group", attributes: [name], relationships: declared("Group")),
-            EntityDescription(name: "Node", attributes: [name], relationships: declared("Node")),
-            EntityDescription(
-                name: "Leaf", parent: "Node", attributes: [AttributeDescription(name: "weight", type: .integer64)]),
-        ])
-    }
-
-    /// Every object by name: its entity, and each relationship's destinations by name (in order when ordered,
-    /// sorted when not).
-    static func state(_ context: ManagedObjectContext) throws -> [String: [String: String]] {
-        var result: [String: [String: String]] = [:]
-        for entity in ["Group", "Node"] {
-            for object in try context.fetch(FetchRequest(entityName: entity)) {
-                var values = ["entity": object.entity.name]
-                for relationship in relationships where relationship.entity == entity {
-                    if relationship.toMany {
-                        let names = try object.objects(forKey: relationship.name).map {
-                            try $0.attributeValue(forKey: "name").literalText
-                        }
-                        values[relationship.name] = (relationship.ordered ? names : names.sorted()).joined(
-                            separator: " ")
-                    } else {
-                        values[relationship.name] =
-                            try object.object(forKey: relationship.name)?.attributeValue(forKey: "name").literalText
-                            ?? "-"
-                    }
-                }
-                result[try object.attributeValue(forKey: "name").literalText] = values
-            }
-        }
-        return result
-    }
-
-    /// One round of edits: a few objects inserted, a dozen relationships set at random, perhaps one object deleted.
-    static func edit(_ context: ManagedObjectContext, _ random: inout Generator, counter: inout Int) throws {
-        for _ in 0..<Int.random(in: 1...3, using: &random) {
-            counter += 1
-            let entity = ["Group", "Node", "Leaf"].randomElement(using: &random)!
-            let object = try context.insertNewObject(forEntityName: entity)
-            try object.setValue(.string("\(entity.lowercased())\(counter)"), forKey: "name")
-        }
-        let groups = try context.fetch(FetchRequest(entityName: "Group"))
-        let nodes = try context.fetch(FetchRequest(entityName: "Node"))
-        for _ in 0..<12 {
-            let relationship = relationships.randomElement(using: &random)!
-            let owners = relationship.entity == "Group" ? groups : nodes
-            let candidates = relationship.destination == "Group" ? groups : nodes
-            guard let owner = owners.randomElement(using: &random) else { continue }
-            if !relationship.toMany {
-                let destination = Bool.random(using: &random) ? nil : candidates.randomElement(using: &random)
-                try owner.setObject(destination, forKey: relationship.name)
-                continue
-            }
-            var pool = candidates
-            if relationship.inverse == nil {
-                // A to-many without an inverse holds each destination for one owner only.
-                let taken = Set(
-                    try groups.filter { $0 !== owner }.flatMap { try $0.objects(forKey: relationship.name) }.map {
-                        ObjectIdentifier($0)
-                    })
-                pool = pool.filter { !taken.contains(ObjectIdentifier($0)) }
-            }
-            pool.shuffle(using: &random)
-            let current = try owner.objects(forKey: relationship.name)
-            if relationship.ordered, !current.isEmpty, Bool.random(using: &random) {
-                // Moved within the list: the same destinations in another order.
-                try owner.setObjects(current.shuffled(using: &random), forKey: relationship.name)
-            } else {
-                try owner.setObjects(
-                    Array(pool.prefix(Int.random(in: 0...4, using: &random))), forKey: relationship.name)
-            }
-        }
-        if Int.random(in: 0..<3, using: &random) == 0 {
-            let doomed = (groups + nodes).randomElement(using: &random)!
-            if doomed.entity.name != "Group" {
-                // What holds it without an inverse lets go of it first (nothing would tell the holder).
-                for group in groups {
-                    let notes = try group.objects(forKey: "notes")
-                    if notes.contains(where: { $0 === doomed }) {
-                        try group.setObjects(notes.filter { $0 !== doomed }, forKey: "notes")
-                    }
-                    if try group.object(forKey: "best") === doomed { try group.setObject(nil, forKey: "best") }
-                }
-            }
-            context.delete(doomed)
-        }
-    }
-
     static let stores = StoreUnderTest.all
 
     @Test(arguments: stores)
     func randomEditsAreSavedAsTheyWereMade(store: StoreUnderTest) throws {
-        let model = try Self.model()
+        let model = try RandomGraph.model()
         for seed in UInt64(1)...6 {
-            var random = Generator(state: seed)
+            var random = RandomGraph.Generator(state: seed)
             var (coordinator, url) = try store.makeStore(model: model, named: "graph\(seed)")
             var context = ManagedObjectContext(coordinator: coordinator)
             var counter = 0
@@ -159,41 +24,42 @@ struct RandomGraphTests {
                     try coordinator.addPersistentStore(type: store.type, url: url)
                     context = ManagedObjectContext(coordinator: coordinator)
                 }
-                let before = try Self.state(context)
+                let before = try RandomGraph.state(context)
                 switch Int.random(in: 0..<4, using: &random) {
                 case 0:
                     // Edits undone as one group leave the graph as it was; redone, as it was after them.
                     context.processPendingChanges()
                     context.undoManager?.beginUndoGrouping()
-                    try Self.edit(context, &random, counter: &counter)
+                    try RandomGraph.edit(context, &random, counter: &counter)
                     context.processPendingChanges()
                     context.undoManager?.endUndoGrouping()
-                    let after = try Self.state(context)
+                    let after = try RandomGraph.state(context)
                     context.undo()
-                    #expect(try Self.state(context) == before, "\(store), seed \(seed), round \(round): undo")
+                    #expect(try RandomGraph.state(context) == before, "\(store), seed \(seed), round \(round): undo")
                     context.redo()
-                    #expect(try Self.state(context) == after, "\(store), seed \(seed), round \(round): redo")
+                    #expect(try RandomGraph.state(context) == after, "\(store), seed \(seed), round \(round): redo")
                 case 1:
                     // Edits rolled back leave the graph as it was saved.
-                    try Self.edit(context, &random, counter: &counter)
+                    try RandomGraph.edit(context, &random, counter: &counter)
                     context.rollback()
-                    #expect(try Self.state(context) == before, "\(store), seed \(seed), round \(round): rollback")
+                    #expect(
+                        try RandomGraph.state(context) == before, "\(store), seed \(seed), round \(round): rollback")
                 default:
-                    try Self.edit(context, &random, counter: &counter)
+                    try RandomGraph.edit(context, &random, counter: &counter)
                 }
                 try context.save()
-                let expected = try Self.state(context)
+                let expected = try RandomGraph.state(context)
                 var reader = coordinator
                 if let url {
                     reader = PersistentStoreCoordinator(model: model)
                     try reader.addPersistentStore(type: store.type, url: url)
                 }
-                let read = try Self.state(ManagedObjectContext(coordinator: reader))
+                let read = try RandomGraph.state(ManagedObjectContext(coordinator: reader))
                 #expect(read == expected, "\(store), seed \(seed), round \(round)")
                 if read != expected { return }
             }
             // A copy into every other store type holds the same graph.
-            let expected = try Self.state(context)
+            let expected = try RandomGraph.state(context)
             for other in Self.stores where other.fileExtension != nil && other.type != store.type {
                 let source = PersistentStoreCoordinator(model: model)
                 if let url {
@@ -206,7 +72,7 @@ struct RandomGraphTests {
                 let reader = PersistentStoreCoordinator(model: model)
                 try reader.addPersistentStore(type: other.type, url: copy)
                 #expect(
-                    try Self.state(ManagedObjectContext(coordinator: reader)) == expected,
+                    try RandomGraph.state(ManagedObjectContext(coordinator: reader)) == expected,
                     "\(store) copied into \(other), seed \(seed)")
             }
         }

@@ -4,6 +4,9 @@ import Foundation
 public protocol AtomicStore: PersistentStore {
     /// How new objects get their keys (default: per root entity).
     var primaryKeyScope: PrimaryKeyScope { get }
+    /// Whether the file keeps each object's version, so that a version read back is the one saved (default: no,
+    /// as in Apple's XML stores, whose objects read back at version 1 however often they were saved).
+    var keepsVersions: Bool { get }
     /// Reads every object. Called once, when the store is added.
     func load(model: ManagedObjectModel) throws(StoreError) -> AtomicStoreContents
     /// Prepares writing the whole store (e.g. to a temporary file beside the real one); the coordinator commits
@@ -15,4 +18,6 @@ public protocol AtomicStore: PersistentStore {
 extension AtomicStore {
     /// By default keys are numbered per root entity, as in SQLite stores.
     public var primaryKeyScope: PrimaryKeyScope { .perRootEntity }
+    /// By default a file keeps no versions.
+    public var keepsVersions: Bool { false }
 }
