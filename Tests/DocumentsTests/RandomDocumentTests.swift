@@ -25,10 +25,14 @@ struct RandomDocumentTests {
         where name.contains(url.lastPathComponent) && !name.hasSuffix(".docutil-lock") {
             let (from, to) = (source.appendingPathComponent(name), folder.appendingPathComponent(name))
             try FileManager.default.copyItem(at: from, to: to)
-            var info = stat()
-            #expect(stat(from.path, &info) == 0)
-            var times = [info.st_atim, info.st_mtim]
-            #expect(utimensat(AT_FDCWD, to.path, &times, 0) == 0)
+            // (A package's files too.)
+            let inside = FileManager.default.enumerator(atPath: from.path)?.allObjects as? [String] ?? []
+            for path in [""] + inside {
+                var info = stat()
+                #expect(stat(from.appendingPathComponent(path).path, &info) == 0)
+                var times = [info.st_atim, info.st_mtim]
+                #expect(utimensat(AT_FDCWD, to.appendingPathComponent(path).path, &times, 0) == 0)
+            }
         }
         return folder.appendingPathComponent(url.lastPathComponent)
     }
@@ -54,17 +58,21 @@ struct RandomDocumentTests {
                         #expect(try Self.stateOfFile(url) == current, "\(place): save")
                     case 1:
                         let type = Kind.all.randomElement(using: &random)!
-                        url = try Fixtures.temporaryDirectory().appendingPathComponent("renamed.\(type.ext)")
-                        try document.saveAs(to: url, ofType: type.type)
+                        let package = Bool.random(using: &random)
+                        url = try Fixtures.temporaryDirectory().appendingPathComponent(
+                            package ? "renamed.pkg" : "renamed.\(type.ext)")
+                        try document.saveAs(to: url, ofType: type.type, asPackage: package)
                         #expect(document.fileURL == url && !document.isEdited, "\(place)")
                         #expect(try Self.stateOfFile(url) == current, "\(place): save as \(type)")
                         #expect(
                             try RandomGraph.state(document.managedObjectContext) == current, "\(place): after save as")
                     case 2:
                         let type = Kind.all.randomElement(using: &random)!
-                        let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(type.ext)")
+                        let package = Bool.random(using: &random)
+                        let copy = try Fixtures.temporaryDirectory().appendingPathComponent(
+                            package ? "copy.pkg" : "copy.\(type.ext)")
                         let edited = document.isEdited
-                        try document.saveCopy(to: copy, ofType: type.type)
+                        try document.saveCopy(to: copy, ofType: type.type, asPackage: package)
                         #expect(document.isEdited == edited, "\(place)")
                         #expect(try Self.stateOfFile(copy) == current, "\(place): copy as \(type)")
                     case 3:
