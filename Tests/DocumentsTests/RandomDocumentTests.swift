@@ -186,3 +186,36 @@ struct CrashRecoveryTests {
         try document.close(discardingChanges: true)
     }
 }
+
+/// `diff` of a random document and its conversions: equal, however the conversion numbered the objects, also when
+/// many objects have the same values (then only their relationships tell them apart).
+struct RandomDiffTests {
+    @Test(arguments: [2, 1000])
+    func aRandomDocumentAndItsConversionsCompareEqual(names: Int) throws {
+        let model = try RandomGraph.model()
+        for seed in UInt64(1)...6 {
+            var random = RandomGraph.Generator(state: seed &* 104_729)
+            let url = try Fixtures.temporaryDirectory().appendingPathComponent("random.sqlite")
+            let document = try PersistentDocument(creatingAt: url, ofType: .sqlite, model: model)
+            var counter = 0
+            for _ in 0..<6 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            // Few names: objects alike but for their relationships.
+            for entity in ["Group", "Node"] {
+                for object in try document.managedObjectContext.fetch(FetchRequest(entityName: entity)) {
+                    try object.setValue(.string("n\(Int.random(in: 0..<names, using: &random))"), forKey: "name")
+                }
+            }
+            try document.save()
+            for kind in [Kind(type: .xml), Kind(type: .binary)] {
+                let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(kind.ext)")
+                try document.saveCopy(to: copy, ofType: kind.type)
+                let difference = try DocumentDiff.compare(try DocumentStack.open(url), try DocumentStack.open(copy))
+                #expect(
+                    difference.isEqual,
+                    "seed \(seed), \(kind): \(difference.onlyInA.count) only in A, \(difference.onlyInB.count) only in B, changed \(difference.changed.prefix(3))"
+                )
+            }
+            try document.close()
+        }
+    }
+}
