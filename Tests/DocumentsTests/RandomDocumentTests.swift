@@ -219,3 +219,28 @@ struct RandomDiffTests {
         }
     }
 }
+
+/// A random document migrated (inferred, in place as it is opened) to a version of its model that renames
+/// relationships of every kind and adds an attribute: every link is where it was, under its new name.
+struct RandomMigrationTests {
+    @Test(arguments: Kind.all)
+    func aRandomDocumentMigratesWithEveryLink(kind: Kind) throws {
+        let (old, new) = (try RandomGraph.model(), try RandomGraph.model(version2: true))
+        for seed in UInt64(1)...4 {
+            var random = RandomGraph.Generator(state: seed &* 15_485_863)
+            let url = try Fixtures.temporaryDirectory().appendingPathComponent("random.\(kind.ext)")
+            let document = try PersistentDocument(creatingAt: url, ofType: kind.type, model: old)
+            var counter = 0
+            for _ in 0..<5 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            try document.save()
+            let expected = try RandomGraph.state(document.managedObjectContext)
+            try document.close()
+            let migrated = try PersistentDocument(contentsOf: url, model: new)
+            #expect(migrated.migratedFrom != nil, "\(kind), seed \(seed)")
+            #expect(
+                try RandomGraph.state(migrated.managedObjectContext, version2: true) == expected,
+                "\(kind), seed \(seed)")
+            try migrated.close()
+        }
+    }
+}

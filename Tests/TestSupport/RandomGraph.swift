@@ -42,18 +42,26 @@ public enum RandomGraph {
             ("Node", "queuedIn", "Node", false, false, "queue"),
         ]
 
-    public static func model() throws -> ManagedObjectModel {
+    /// The relationships a second version of the model renames (each with its old name as renaming identifier).
+    public static let renamedInVersion2 = ["tags": "labels", "queue": "line", "friends": "pals", "notes": "remarks"]
+
+    /// The model; `version2` renames ``renamedInVersion2`` and adds an optional attribute `note` to `Node`.
+    public static func model(version2: Bool = false) throws -> ManagedObjectModel {
+        func named(_ name: String) -> String { version2 ? renamedInVersion2[name] ?? name : name }
         func declared(_ entity: String) -> [RelationshipDescription] {
             relationships.filter { $0.entity == entity }.map {
                 RelationshipDescription(
-                    name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.toMany,
-                    ordered: $0.ordered)
+                    name: named($0.name), destination: $0.destination, inverse: $0.inverse.map(named),
+                    toMany: $0.toMany, ordered: $0.ordered,
+                    renamingIdentifier: named($0.name) != $0.name ? $0.name : nil)
             }
         }
         let name = AttributeDescription(name: "name", type: .string)
+        let note = AttributeDescription(name: "note", type: .string)
         return try ManagedObjectModel(entities: [
             EntityDescription(name: "Group", attributes: [name], relationships: declared("Group")),
-            EntityDescription(name: "Node", attributes: [name], relationships: declared("Node")),
+            EntityDescription(
+                name: "Node", attributes: version2 ? [name, note] : [name], relationships: declared("Node")),
             EntityDescription(
                 name: "Leaf", parent: "Node", attributes: [AttributeDescription(name: "weight", type: .integer64)]),
         ])
@@ -61,21 +69,25 @@ public enum RandomGraph {
 
     /// Every object by name: its entity, and each relationship's destinations by name (in order when ordered,
     /// sorted when not).
-    public static func state(_ context: ManagedObjectContext) throws -> [String: [String: String]] {
+    public static func state(_ context: ManagedObjectContext, version2: Bool = false) throws -> [String: [String:
+        String]]
+    {
         var result: [String: [String: String]] = [:]
         for entity in ["Group", "Node"] {
             for object in try context.fetch(FetchRequest(entityName: entity)) {
                 var values = ["entity": object.entity.name]
                 for relationship in relationships where relationship.entity == entity {
+                    // (Read under its name in the model, kept under its first name.)
+                    let key = version2 ? renamedInVersion2[relationship.name] ?? relationship.name : relationship.name
                     if relationship.toMany {
-                        let names = try object.objects(forKey: relationship.name).map {
+                        let names = try object.objects(forKey: key).map {
                             try $0.attributeValue(forKey: "name").literalText
                         }
                         values[relationship.name] = (relationship.ordered ? names : names.sorted()).joined(
                             separator: " ")
                     } else {
                         values[relationship.name] =
-                            try object.object(forKey: relationship.name)?.attributeValue(forKey: "name").literalText
+                            try object.object(forKey: key)?.attributeValue(forKey: "name").literalText
                             ?? "-"
                     }
                 }
