@@ -103,14 +103,21 @@ struct SQLTranslator {
         return (sql.isEmpty ? nil : sql.joined(separator: " AND "), false)
     }
 
-    mutating func comparison(_ c: Comparison, entity: String, alias: String) -> String? {
+    /// - Parameter owner: the object the right-hand side reads its key paths from, when not the left-hand side's: in
+    ///   `ANY toMany.key op value`, the left-hand side is each destination, and `value` is still the evaluated
+    ///   object's (`ANY members.name == name`: a member named like the group).
+    mutating func comparison(
+        _ c: Comparison, entity: String, alias: String, owner: (entity: String, alias: String)? = nil
+    ) -> String? {
         if c.modifier != .direct { return quantified(c, entity: entity, alias: alias) }
         let bound = bindings.count
         guard let left = value(c.lhs, entity: entity, alias: alias) else { return nil }
         if case .constant(.array(let items)) = c.rhs.constantKind, c.op == .in || c.op == .between {
             return membership(c, left: left, items: items)
         }
-        guard let right = value(c.rhs, entity: entity, alias: alias) else { return nil }
+        guard let right = value(c.rhs, entity: owner?.entity ?? entity, alias: owner?.alias ?? alias) else {
+            return nil
+        }
         let needsFunction: Bool
         switch c.op {
         case .beginsWith, .endsWith, .like, .matches, .contains, .in, .utiEquals, .utiConformsTo: needsFunction = true
@@ -175,7 +182,10 @@ struct SQLTranslator {
         let saved = negations
         negations = c.modifier == .all ? negations + 1 : negations
         defer { negations = saved }
-        guard let condition = comparison(inner, entity: relationship.destinationEntityName, alias: destinationAlias)
+        guard
+            let condition = comparison(
+                inner, entity: relationship.destinationEntityName, alias: destinationAlias,
+                owner: (entity, alias))
         else { return nil }
         switch c.modifier {
         case .any: return "EXISTS (SELECT 1 FROM \(from) WHERE \(link) AND (\(condition)))"
