@@ -60,7 +60,17 @@ struct SQLTranslator {
 
     // MARK: - Predicates
 
+    /// The predicate in SQL, or `nil` (with no binding left behind) when SQL cannot express all of it.
     mutating func predicate(_ p: ObjectPredicate, entity: String, alias: String) -> String? {
+        // A part that cannot be expressed leaves out the whole: the values its other parts bound go with it (left,
+        // they would be bound to the wrong placeholders, or to none).
+        let saved = bindings
+        let result = translated(p, entity: entity, alias: alias)
+        if result == nil { bindings = saved }
+        return result
+    }
+
+    private mutating func translated(_ p: ObjectPredicate, entity: String, alias: String) -> String? {
         switch p {
         case .true: return "1"
         case .false: return "0"

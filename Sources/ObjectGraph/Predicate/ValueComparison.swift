@@ -30,6 +30,15 @@ enum ValueComparison {
         case (.integer(let x), .integer(let y)):
             return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         case (.decimal, _), (_, .decimal):
+            // An infinite double has no decimal form, and is beyond every decimal number (not a decimal NaN).
+            if case .double(let d) = a, d.isInfinite {
+                guard let y = decimal(b), !y.isNaN else { return nil }
+                return d < 0 ? .orderedAscending : .orderedDescending
+            }
+            if case .double(let d) = b, d.isInfinite {
+                guard let x = decimal(a), !x.isNaN else { return nil }
+                return d < 0 ? .orderedDescending : .orderedAscending
+            }
             guard let x = decimal(a), let y = decimal(b) else { return nil }
             return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         default:
