@@ -179,3 +179,70 @@ struct RandomValuePredicateTests {
         }
     }
 }
+
+/// Fetches with unsaved changes (inserted, changed and deleted objects merged with the store's matches, sorted, then
+/// limited) against the same fetches after the changes are saved: the same objects, in the same order.
+struct RandomPendingChangesTests {
+    @Test(arguments: StoreUnderTest.all.filter { $0.fileExtension != nil })
+    func aFetchWithUnsavedChangesAnswersAsAfterTheSave(store: StoreUnderTest) throws {
+        let model = try RandomValuePredicateTests.model()
+        for seed in UInt64(1)...3 {
+            var random = RandomGraph.Generator(state: seed &* 998_244_353)
+            let (coordinator, _) = try store.makeStore(model: model, named: "things")
+            let context = ManagedObjectContext(coordinator: coordinator)
+            var next = 0
+            func insert() throws {
+                let thing = try context.insertNewObject(forEntityName: "Thing")
+                try thing.setAttributeValue(.integer64(Int64(next)), forKey: "id")
+                next += 1
+                for (name, type) in RandomValuePredicateTests.attributes {
+                    try thing.setAttributeValue(RandomValuePredicateTests.value(type, &random), forKey: name)
+                }
+            }
+            for _ in 0..<40 { try insert() }
+            try context.save()
+            for round in 0..<6 {
+                // Unsaved: a few new objects, changed values, deletions.
+                for _ in 0..<4 { try insert() }
+                let things = try context.fetch(FetchRequest(entityName: "Thing"))
+                for _ in 0..<8 {
+                    let (name, type) = RandomValuePredicateTests.attributes.randomElement(using: &random)!
+                    try things.randomElement(using: &random)!.setAttributeValue(
+                        RandomValuePredicateTests.value(type, &random), forKey: name)
+                }
+                for _ in 0..<2 { context.delete(things.randomElement(using: &random)!) }
+                var requests: [FetchRequest] = []
+                for _ in 0..<40 {
+                    let (key, _) = RandomValuePredicateTests.attributes.randomElement(using: &random)!
+                    var request = FetchRequest(
+                        entityName: "Thing",
+                        predicate: try ObjectPredicate(format: RandomValuePredicateTests.predicate(&random)),
+                        sortDescriptors: [
+                            ObjectSortDescriptor(keyPath: key, ascending: Bool.random(using: &random)),
+                            ObjectSortDescriptor(keyPath: "id"),
+                        ])
+                    if Bool.random(using: &random) {
+                        request.fetchLimit = Int.random(in: 1...10, using: &random)
+                        request.fetchOffset = Int.random(in: 0...5, using: &random)
+                    }
+                    requests.append(request)
+                }
+                let before = try requests.map { try RandomValuePredicateTests.ids(context, $0) }
+                // A count says how many a fetch returns (its limit and offset too).
+                for (i, request) in requests.enumerated() {
+                    #expect(try context.count(for: request) == before[i].count, "\(store), seed \(seed): count")
+                }
+                try context.save()
+                let after = try requests.map { try RandomValuePredicateTests.ids(context, $0) }
+                for (i, request) in requests.enumerated() {
+                    #expect(try context.count(for: request) == after[i].count, "\(store), seed \(seed): count")
+                }
+                for (i, request) in requests.enumerated() where before[i] != after[i] {
+                    Issue.record(
+                        "\(store), seed \(seed), round \(round): \(request.predicate.map { "\($0)" } ?? "") sorted by \(request.sortDescriptors[0].keyPath), limit \(request.fetchLimit) offset \(request.fetchOffset): \(before[i]) unsaved, \(after[i]) saved"
+                    )
+                }
+            }
+        }
+    }
+}
