@@ -30,7 +30,8 @@ struct Open: ParsableCommand {
 
             The first failing command ends a script with its status (unless --keep-going), the message naming its \
             line: 64 usage, 65 bad value or a save refused by validation (every failed rule listed), 66 no such \
-            document, 73 cannot create, 74 I/O error, 75 the document changed on disk or is open elsewhere. At the \
+            document, 69 a save or copy the store type cannot hold, 73 cannot create, 74 I/O error, 75 the \
+            document changed on disk or is open elsewhere. At the \
             end of the input, unsaved changes are discarded with a warning: nothing is written that the script did \
             not save. SIGTERM, SIGHUP and SIGINT (outside a terminal) autosave unsaved changes to the sidecar \
             (.NAME.docutil-autosave) before the session ends; the next open reports it ('recover', \
