@@ -28,15 +28,38 @@ struct DateTextTests {
         let date = Date(timeIntervalSinceReferenceDate: seconds)
         let text = DateText.iso8601(date)
         let again = try #require(DateText.parse(text), "\(text)")
-        #expect(abs(again.timeIntervalSinceReferenceDate - seconds) <= 0.001 + abs(seconds) * 1e-15 * 256, "\(text)")
+        #expect(again.timeIntervalSinceReferenceDate == seconds, "\(text)")
         #expect(DateText.parse(DateText.xcodeText(date)) != nil)
     }
 
-    @Test func formatsLikeICU() {
-        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 737_058_846.8439)) == "2024-05-10T18:34:06.843Z")
+    /// Milliseconds, as ICU writes them, when they say the date exactly; else as many more digits as it takes (a
+    /// date from a clock has microseconds, which a dump that cut them lost on its way back in).
+    @Test func writesMillisecondsOrTheDigitsTheDateNeeds() {
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 737_058_846.843)) == "2024-05-10T18:34:06.843Z")
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 737_058_846.8439)) == "2024-05-10T18:34:06.8439Z")
+        #expect(
+            DateText.iso8601(Date(timeIntervalSinceReferenceDate: 737_058_846.123456)) == "2024-05-10T18:34:06.123456Z")
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 0.001)) == "2001-01-01T00:00:00.001Z")
+        // A fraction fifteen digits cannot say exactly: the seconds themselves.
+        #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 1e-300)) == "@1e-300")
         #expect(DateText.xcodeText(Date(timeIntervalSinceReferenceDate: 0)) == "2001-01-01 00:00:00 +0000")
         #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: .nan)) == "@nan")
         #expect(DateText.iso8601(Date(timeIntervalSinceReferenceDate: 1e300)).hasPrefix("@"))
+    }
+
+    /// Any date in a few thousand years reads back as the very date written.
+    @Test func everyDateReadsBackExactly() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let seconds =
+                Bool.random(using: &generator)
+                ? Double.random(in: -1e11...1e11, using: &generator)
+                : Double(Int.random(in: -2_000_000_000...2_000_000_000, using: &generator))
+                    + Double(Int.random(in: 0..<1_000_000, using: &generator)) / 1e6
+            let text = DateText.iso8601(Date(timeIntervalSinceReferenceDate: seconds))
+            let again = try #require(DateText.parse(text), "\(text)")
+            #expect(again.timeIntervalSinceReferenceDate == seconds, "\(seconds): \(text)")
+        }
     }
 
     /// Years outside four digits, and the byte form, agree with the string forms and read back.

@@ -30,8 +30,14 @@ package enum DateText {
         else { return nil }
         let year = yearSign * magnitude
         guard (1...12).contains(month), (1...daysIn(month, year)).contains(day) else { return nil }
-        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
-        if reader.isAtEnd { return Date(timeIntervalSince1970: seconds) }
+        // Whole seconds counted as an integer, the fraction added once at the end, to seconds since the reference
+        // date: the date a text of ``writeISO8601(_:into:)`` names, exactly.
+        var seconds = daysFromCivil(year, month, day) * 86_400
+        var fraction = 0.0
+        func date(offset: Int64 = 0) -> Date {
+            Date(timeIntervalSinceReferenceDate: Double(seconds - offset - Self.referenceOffset) + fraction)
+        }
+        if reader.isAtEnd { return date() }
         let xcode: Bool
         if reader.take(UInt8(ascii: "T")) {
             xcode = false
@@ -44,15 +50,15 @@ package enum DateText {
             let minute = reader.number(digits: 2), reader.take(UInt8(ascii: ":")),
             let second = reader.number(digits: 2), hour < 24, minute < 60, second < 61
         else { return nil }
-        seconds += Double(hour * 3600 + minute * 60 + second)
+        seconds += Int64(hour * 3600 + minute * 60 + second)
         if !xcode, reader.take(UInt8(ascii: ".")) {
             let digits = reader.digits()
-            guard !digits.isEmpty, let fraction = Double("0." + digits) else { return nil }
-            seconds += fraction
+            guard !digits.isEmpty, let value = Double("0." + digits) else { return nil }
+            fraction = value
         }
         if xcode { guard reader.take(UInt8(ascii: " ")) else { return nil } }
         if !xcode, reader.take(UInt8(ascii: "Z")) {
-            return reader.isAtEnd ? Date(timeIntervalSince1970: seconds) : nil
+            return reader.isAtEnd ? date() : nil
         }
         let sign: Int
         if reader.take(UInt8(ascii: "+")) {
@@ -65,10 +71,16 @@ package enum DateText {
         guard let hours = reader.number(digits: 2) else { return nil }
         _ = reader.take(UInt8(ascii: ":"))
         guard let minutes = reader.number(digits: 2), hours < 24, minutes < 60, reader.isAtEnd else { return nil }
-        return Date(timeIntervalSince1970: seconds - Double(sign * (hours * 3600 + minutes * 60)))
+        return date(offset: Int64(sign * (hours * 3600 + minutes * 60)))
     }
 
-    /// ISO 8601 in UTC with milliseconds (fractions cut, not rounded, as ICU does): `2024-05-10T18:14:06.843Z`.
+    /// Seconds from 1970-01-01 to the reference date, 2001-01-01.
+    static let referenceOffset: Int64 = 978_307_200
+
+    /// ISO 8601 in UTC with milliseconds, `2024-05-10T18:14:06.843Z`, or with as many more fractional digits as the
+    /// date needs to be read back exactly (`2024-05-10T18:14:06.843216Z`: a time taken from a clock has
+    /// microseconds); ``parse(_:)`` gives back the very same date. A fraction no fifteen digits say (a date a
+    /// hair's breadth from a whole second) is written as `@<seconds since 2001-01-01>`, as far dates are.
     package static func iso8601(_ date: Date) -> String {
         text { writeISO8601(date, into: &$0) }
     }
@@ -76,12 +88,13 @@ package enum DateText {
     /// Appends ``iso8601(_:)``'s text of a date to a byte buffer, without making a string.
     package static func writeISO8601(_ date: Date, into bytes: inout [UInt8]) {
         guard let parts = Parts(date) else { return bytes.append(contentsOf: far(date).utf8) }
-        guard (0...9999).contains(parts.year) else {
+        guard let fraction = parts.fraction else { return bytes.append(contentsOf: far(date).utf8) }
+        guard (0...9999).contains(parts.year), fraction.digits == 3 else {
             parts.writeDate(into: &bytes)
             bytes.append(UInt8(ascii: "T"))
             parts.writeTime(into: &bytes)
             bytes.append(UInt8(ascii: "."))
-            write(parts.milliseconds, width: 3, into: &bytes)
+            write(fraction.value, width: fraction.digits, into: &bytes)
             bytes.append(UInt8(ascii: "Z"))
             return
         }
@@ -106,7 +119,7 @@ package enum DateText {
             text[16] = UInt8(ascii: ":")
             put(parts.second, 2, at: 19)
             text[19] = UInt8(ascii: ".")
-            put(parts.milliseconds, 3, at: 23)
+            put(fraction.value, 3, at: 23)
             text[23] = UInt8(ascii: "Z")
             bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
@@ -154,18 +167,34 @@ package enum DateText {
         let hour: Int64
         let minute: Int64
         let second: Int64
-        let milliseconds: Int64
+        /// The whole seconds since the reference date, and the part of a second after them (in 0..<1, exactly:
+        /// the date is their sum).
+        let whole: Double
+        let part: Double
 
         init?(_ date: Date) {
-            let seconds = date.timeIntervalSince1970
-            guard seconds.isFinite, abs(date.timeIntervalSinceReferenceDate) < 1e14 else { return nil }
-            let millis = Int64((seconds * 1000).rounded(.down))
-            let (days, inDay) = floorDivide(millis, 86_400_000)
+            let reference = date.timeIntervalSinceReferenceDate
+            guard reference.isFinite, abs(reference) < 1e14 else { return nil }
+            whole = reference.rounded(.down)
+            part = reference - whole
+            let (days, inDay) = floorDivide(Int64(whole) + DateText.referenceOffset, 86_400)
             (year, month, day) = civilFromDays(days)
-            hour = inDay / 3_600_000
-            minute = inDay / 60_000 % 60
-            second = inDay / 1000 % 60
-            milliseconds = inDay % 1000
+            hour = inDay / 3600
+            minute = inDay / 60 % 60
+            second = inDay % 60
+        }
+
+        /// The fewest fractional digits (three at least, fifteen at most) that read back as this date exactly, and
+        /// their value; `nil` when fifteen do not.
+        var fraction: (digits: Int, value: Int64)? {
+            for digits in 3...15 {
+                let scale = pow(10, Double(digits))
+                // The fraction rounded to `digits` digits, read back as `parse` reads it: the digits' value over the
+                // scale, both exact below 2⁵³, so the quotient is the double nearest the decimal fraction.
+                let scaled = (part * scale).rounded()
+                if scaled < scale, whole + scaled / scale == whole + part { return (digits, Int64(scaled)) }
+            }
+            return nil
         }
 
         /// `yyyy-MM-dd`; a year before 0 as `-yyyy`, after 9999 as `+yyyyy`.
