@@ -175,6 +175,24 @@ struct RandomValuePredicateTests {
                     inMemory = ["error: \(error)"]
                 }
                 #expect(inSQL == inMemory, "seed \(seed): \(format) sorted by \(key) (\(comparison))")
+                // The same fetch in batches, as faults, or as IDs and a count, gives the same objects.
+                var batched = request
+                batched.fetchBatchSize = Int.random(in: 1...7, using: &random)
+                var faults = request
+                faults.returnsObjectsAsFaults = true
+                faults.includesPropertyValues = Bool.random(using: &random)
+                for (variant, other) in [("batches", batched), ("faults", faults)] {
+                    let again: [String]
+                    do {
+                        again = try Self.ids(sql, other)
+                    } catch {
+                        again = ["error: \(error)"]
+                    }
+                    #expect(again == inSQL, "seed \(seed): \(format) in \(variant)")
+                }
+                let objects = try sql.fetch(request).map(\.objectID)
+                #expect(try sql.fetchObjectIDs(request) == objects, "seed \(seed): \(format) as IDs")
+                #expect(try sql.count(for: request) == objects.count, "seed \(seed): \(format) counted")
             }
         }
     }
