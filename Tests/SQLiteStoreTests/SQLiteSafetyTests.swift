@@ -255,6 +255,32 @@ struct SQLiteSafetyTests {
         ])
     }
 
+    /// A new SQLite store of `model` (in a new folder) and a context over it.
+    static func newListStore(_ model: ManagedObjectModel) throws -> (URL, ManagedObjectContext) {
+        SQLiteStore.register()
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        return (url, ManagedObjectContext(coordinator: coordinator))
+    }
+
+    /// The lists of a store by name, read by a context of a coordinator of its own.
+    static func lists(_ url: URL, model: ManagedObjectModel) throws -> (ManagedObjectContext, [ManagedObject]) {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let lists = try context.fetch(
+            FetchRequest(entityName: "List", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        return (context, lists)
+    }
+
+    /// A new object of `entity` named `name`.
+    static func named(_ entity: String, _ name: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        let object = try context.insertNewObject(forEntityName: entity)
+        try object.setValue(.string(name), forKey: "name")
+        return object
+    }
+
     /// Each object of `entity` by name, with the names of what its relationship `key` holds in order, read from the
     /// file by a coordinator of its own.
     static func orderedNames(_ url: URL, model: ManagedObjectModel, _ entity: String, _ key: String) throws
@@ -277,15 +303,9 @@ struct SQLiteSafetyTests {
         // Saving the unordered side (an item's lists) wrote its join rows again without their order: every list
         // that item is in lost its place for it, whichever side was written last.
         let model = try Self.orderedListModel(list: list, item: item)
-        SQLiteStore.register()
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let (url, context) = try Self.newListStore(model)
         func make(_ entity: String, _ name: String) throws -> ManagedObject {
-            let object = try context.insertNewObject(forEntityName: entity)
-            try object.setValue(.string(name), forKey: "name")
-            return object
+            try Self.named(entity, name, in: context)
         }
         let (a, b, c, d) = (try make(item, "a"), try make(item, "b"), try make(item, "c"), try make(item, "d"))
         let (one, two) = (try make(list, "one"), try make(list, "two"))
@@ -318,15 +338,9 @@ struct SQLiteSafetyTests {
     @Test(arguments: [("Album", "Song"), ("List", "Item")])
     func aManyToManyOrderedOnBothSidesKeepsBothOrders(list: String, item: String) throws {
         let model = try Self.orderedListModel(list: list, item: item, bothOrdered: true)
-        SQLiteStore.register()
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let (url, context) = try Self.newListStore(model)
         func make(_ entity: String, _ name: String) throws -> ManagedObject {
-            let object = try context.insertNewObject(forEntityName: entity)
-            try object.setValue(.string(name), forKey: "name")
-            return object
+            try Self.named(entity, name, in: context)
         }
         let (a, b) = (try make(item, "a"), try make(item, "b"))
         let (one, two) = (try make(list, "one"), try make(list, "two"))
@@ -350,16 +364,10 @@ struct SQLiteSafetyTests {
         URL, ManagedObjectModel
     ) {
         let model = try Self.orderedListModel(list: list, item: item, bothOrdered: bothOrdered)
-        SQLiteStore.register()
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("lists.sqlite")
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let (url, context) = try Self.newListStore(model)
         var made: [String: ManagedObject] = [:]
         for (entity, name) in [(item, "a"), (item, "b"), (item, "c"), (list, "one"), (list, "two")] {
-            let object = try context.insertNewObject(forEntityName: entity)
-            try object.setValue(.string(name), forKey: "name")
-            made[name] = object
+            made[name] = try Self.named(entity, name, in: context)
         }
         try made["one"]!.setObjects([made["c"]!, made["a"]!, made["b"]!], forKey: "items")
         try made["two"]!.setObjects([made["b"]!, made["c"]!], forKey: "items")
@@ -385,11 +393,7 @@ struct SQLiteSafetyTests {
             """)
         #expect(
             try Self.orderedNames(url, model: model, "List", "items") == ["one": ["c", "a", "b"], "two": ["b", "c"]])
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        let lists = try context.fetch(
-            FetchRequest(entityName: "List", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        let (context, lists) = try Self.lists(url, model: model)
         let items = try lists[1].objects(forKey: "items")
         try lists[1].setObjects([items[1], items[0]], forKey: "items")
         try context.save()
@@ -404,11 +408,7 @@ struct SQLiteSafetyTests {
         try execute(url, "ALTER TABLE Z_1LISTS DROP COLUMN Z_FOK_1ITEMS")
         #expect(
             try Self.orderedNames(url, model: model, "List", "items") == ["one": ["a", "b", "c"], "two": ["b", "c"]])
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        let lists = try context.fetch(
-            FetchRequest(entityName: "List", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        let (context, lists) = try Self.lists(url, model: model)
         let before = fileBytes(url)
         try lists[1].setObjects(try lists[1].objects(forKey: "items").reversed(), forKey: "items")
         let error = #expect(throws: (any Error).self) { try context.save() }

@@ -53,13 +53,7 @@ struct RandomMergeTests {
             var random = RandomGraph.Generator(state: seed &* 2_654_435_761)
             let (coordinator, url) = try store.makeStore(model: model, named: "merge")
             let setup = ManagedObjectContext(coordinator: coordinator)
-            for id in 0..<8 {
-                let thing = try setup.insertNewObject(forEntityName: "Thing")
-                try thing.setAttributeValue(.integer64(Int64(id)), forKey: "id")
-                for (name, type) in RandomValuePredicateTests.attributes {
-                    try thing.setAttributeValue(RandomValuePredicateTests.value(type, &random), forKey: name)
-                }
-            }
+            for id in 0..<8 { try RandomValuePredicateTests.insertThing(id, into: setup, &random) }
             try setup.save()
             var other = coordinator
             if twoCoordinators, let url {

@@ -47,6 +47,15 @@ struct RandomValuePredicateTests {
         }
     }
 
+    /// Inserts a thing with id `id` and a random value (or nil) in every attribute.
+    static func insertThing(_ id: Int, into context: ManagedObjectContext, _ random: inout RandomGraph.Generator)
+        throws
+    {
+        let thing = try context.insertNewObject(forEntityName: "Thing")
+        try thing.setAttributeValue(.integer64(Int64(id)), forKey: "id")
+        for (name, type) in attributes { try thing.setAttributeValue(value(type, &random), forKey: name) }
+    }
+
     /// A constant in predicate syntax, of a random type (mostly the attribute's own).
     static func constant(for type: AttributeType, _ random: inout RandomGraph.Generator) -> String {
         var kind = type
@@ -123,13 +132,7 @@ struct RandomValuePredicateTests {
             let coordinator = PersistentStoreCoordinator(model: model)
             try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
             let context = ManagedObjectContext(coordinator: coordinator)
-            for id in 0..<60 {
-                let thing = try context.insertNewObject(forEntityName: "Thing")
-                try thing.setAttributeValue(.integer64(Int64(id)), forKey: "id")
-                for (name, type) in Self.attributes {
-                    try thing.setAttributeValue(Self.value(type, &random), forKey: name)
-                }
-            }
+            for id in 0..<60 { try Self.insertThing(id, into: context, &random) }
             try context.save()
             let copy = try Fixtures.temporaryDirectory().appendingPathComponent("things.xml")
             let source = PersistentStoreCoordinator(model: model)
@@ -210,12 +213,8 @@ struct RandomPendingChangesTests {
             let context = ManagedObjectContext(coordinator: coordinator)
             var next = 0
             func insert() throws {
-                let thing = try context.insertNewObject(forEntityName: "Thing")
-                try thing.setAttributeValue(.integer64(Int64(next)), forKey: "id")
+                try RandomValuePredicateTests.insertThing(next, into: context, &random)
                 next += 1
-                for (name, type) in RandomValuePredicateTests.attributes {
-                    try thing.setAttributeValue(RandomValuePredicateTests.value(type, &random), forKey: name)
-                }
             }
             for _ in 0..<40 { try insert() }
             try context.save()
