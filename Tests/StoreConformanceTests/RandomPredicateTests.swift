@@ -65,6 +65,20 @@ struct RandomPredicateTests {
                 #expect(
                     try Self.names(sql, entity, format) == (try Self.names(memory, entity, format)),
                     "seed \(seed): \(entity) where \(format)")
+                // Without sub-entities, and sorted through a to-one (ties alike in what is compared).
+                var request = FetchRequest(entityName: entity, predicate: try ObjectPredicate(format: format))
+                request.includesSubentities = false
+                let key = entity == "Group" ? "best.name" : "group.name"
+                request.sortDescriptors = [
+                    ObjectSortDescriptor(keyPath: key, ascending: Bool.random(using: &random)),
+                    ObjectSortDescriptor(keyPath: "name"),
+                ]
+                func rows(_ context: ManagedObjectContext) throws -> [String] {
+                    try context.fetch(request).map {
+                        "\(try $0.value(forKeyPath: key)) \(try $0.attributeValue(forKey: "name").literalText)"
+                    }
+                }
+                #expect(try rows(sql) == (try rows(memory)), "seed \(seed): \(entity) only, sorted, where \(format)")
             }
         }
     }
