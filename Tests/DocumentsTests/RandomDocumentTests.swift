@@ -37,16 +37,26 @@ struct RandomDocumentTests {
         return folder.appendingPathComponent(url.lastPathComponent)
     }
 
-    @Test(arguments: Kind.all)
-    func randomDocumentWorkKeepsEveryFileTrue(kind: Kind) throws {
+    /// Each type, and a SQLite document in WAL mode (as Apple's apps leave theirs: a log beside the file).
+    static let cases = Kind.all.map { ($0, false) } + [(Kind(type: .sqlite), true)]
+
+    @Test(arguments: cases)
+    func randomDocumentWorkKeepsEveryFileTrue(kind: Kind, wal: Bool) throws {
         let model = try RandomGraph.model()
         for seed in UInt64(1)...4 {
             var random = RandomGraph.Generator(state: seed &* 7919)
             var url = try Fixtures.temporaryDirectory().appendingPathComponent("random.\(kind.ext)")
             var document = try PersistentDocument(creatingAt: url, ofType: kind.type, model: model)
+            if wal {
+                try document.save()
+                try document.close()
+                try SQLiteScript.execute(url, "PRAGMA journal_mode=WAL")
+                document = try PersistentDocument(contentsOf: url)
+                #expect(FileManager.default.fileExists(atPath: url.path + "-wal"), "a WAL document has its log")
+            }
             var counter = 0
             for step in 0..<14 {
-                let place = "\(kind), seed \(seed), step \(step)"
+                let place = "\(kind)\(wal ? " (WAL)" : ""), seed \(seed), step \(step)"
                 try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter)
                 let current = try RandomGraph.state(document.managedObjectContext)
                 let action = Int.random(in: 0..<6, using: &random)
