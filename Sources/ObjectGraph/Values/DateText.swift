@@ -74,6 +74,11 @@ package enum DateText {
         return date(offset: Int64(sign * (hours * 3600 + minutes * 60)))
     }
 
+    /// 10⁰ … 10¹⁵, exactly (a date's fraction is tried at three digits, then more; no `pow` per date).
+    static let powersOfTen: [Double] = [
+        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ]
+
     /// Seconds from 1970-01-01 to the reference date, 2001-01-01.
     static let referenceOffset: Int64 = 978_307_200
 
@@ -188,7 +193,7 @@ package enum DateText {
         /// their value; `nil` when fifteen do not.
         var fraction: (digits: Int, value: Int64)? {
             for digits in 3...15 {
-                let scale = pow(10, Double(digits))
+                let scale = DateText.powersOfTen[digits]
                 // The fraction rounded to `digits` digits, read back as `parse` reads it: the digits' value over the
                 // scale, both exact below 2⁵³, so the quotient is the double nearest the decimal fraction.
                 let scaled = (part * scale).rounded()
