@@ -4,6 +4,7 @@ import ObjectGraph
 import SQLiteStore
 import TestSupport
 import Testing
+import XMLStore
 
 /// Binary attributes that allow external storage: a marker byte before the value (1 = bytes inline, 2 = the name
 /// of a file in `.<store>_SUPPORT/_EXTERNAL_DATA`). No fixture carries such a column, so the layout is taken from
@@ -73,5 +74,43 @@ struct ExternalDataTests {
         let images = try Self.images(try Self.store())
         #expect(images["inline"] == Data([9, 8, 7]))
         #expect(images["external"] == Self.large)
+    }
+}
+
+extension ExternalDataTests {
+    @Test func externalValuesSurviveEditsAndCopies() throws {
+        let url = try Self.store()
+        let model = try Self.model()
+        // Another attribute of the object changed: the value stays where it is, and reads back.
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let photos = try context.fetch(
+            FetchRequest(entityName: "Photo", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        try photos[0].setValue(.string("external2"), forKey: "name")
+        try context.save()
+        #expect(try Self.images(url) == ["external2": Self.large, "inline": Data([9, 8, 7])])
+        // Copied into a new SQLite file and into an XML file: the bytes, not the file's name.
+        XMLStore.register()
+        for (type, ext) in [(SQLiteStore.typeName, "sqlite"), (XMLStore.typeName, "xml")] {
+            let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(ext)")
+            let source = PersistentStoreCoordinator(model: model)
+            try source.addPersistentStore(type: SQLiteStore.typeName, url: url)
+            try source.migratePersistentStore(source.persistentStores[0], to: copy, type: type)
+            let reader = PersistentStoreCoordinator(model: model)
+            try reader.addPersistentStore(type: type, url: copy)
+            let readContext = ManagedObjectContext(coordinator: reader)
+            var images: [String: Data] = [:]
+            for photo in try readContext.fetch(FetchRequest(entityName: "Photo")) {
+                if case .binary(let data) = try photo.attributeValue(forKey: "image") {
+                    images[try photo.attributeValue(forKey: "name").literalText] = data
+                }
+            }
+            #expect(images == ["external2": Self.large, "inline": Data([9, 8, 7])], "\(type)")
+        }
+        // The value itself replaced: the new bytes read back.
+        try photos[0].setAttributeValue(.binary(Data([1, 2])), forKey: "image")
+        try context.save()
+        #expect(try Self.images(url) == ["external2": Data([1, 2]), "inline": Data([9, 8, 7])])
     }
 }
