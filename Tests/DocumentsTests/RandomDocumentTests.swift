@@ -254,3 +254,48 @@ struct RandomMigrationTests {
         }
     }
 }
+
+/// `diff` of a random document against a copy edited at random: exactly the objects added, removed and changed, and
+/// for each changed one exactly the keys that differ — matched by name, in every pair of store types.
+struct RandomEditDiffTests {
+    @Test(arguments: [("SQLite", "XML"), ("XML", "Binary"), ("Binary", "SQLite")])
+    func diffListsExactlyWhatChanged(first: String, second: String) throws {
+        let model = try RandomGraph.model()
+        let kinds = Dictionary(uniqueKeysWithValues: Kind.all.map { ($0.type.name, $0) })
+        let (a, b) = (try #require(kinds[first]), try #require(kinds[second]))
+        for seed in UInt64(1)...6 {
+            var random = RandomGraph.Generator(state: seed &* 1_299_709)
+            let url = try Fixtures.temporaryDirectory().appendingPathComponent("a.\(a.ext)")
+            let document = try PersistentDocument(creatingAt: url, ofType: a.type, model: model)
+            var counter = 0
+            for _ in 0..<4 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            try document.save()
+            let before = try RandomGraph.state(document.managedObjectContext)
+            for _ in 0..<2 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            let after = try RandomGraph.state(document.managedObjectContext)
+            let edited = try Fixtures.temporaryDirectory().appendingPathComponent("b.\(b.ext)")
+            try document.saveCopy(to: edited, ofType: b.type)
+            try document.close(discardingChanges: true)
+
+            let difference = try DocumentDiff.compare(
+                try DocumentStack.open(url), try DocumentStack.open(edited), keys: ["Group": "name", "Node": "name"])
+            func name(_ id: ManagedObjectID, in opened: OpenedDocument) throws -> String {
+                try opened.context.existingObject(with: id).attributeValue(forKey: "name").literalText
+            }
+            let removed = Set(before.keys).subtracting(after.keys)
+            let added = Set(after.keys).subtracting(before.keys)
+            var changed: [String: Set<String>] = [:]
+            for (object, values) in before where after[object] != nil && after[object] != values {
+                changed[object] = Set(values.keys.filter { values[$0] != after[object]?[$0] })
+            }
+            #expect(difference.onlyInA.count == removed.count, "seed \(seed): removed \(removed.sorted())")
+            #expect(difference.onlyInB.count == added.count, "seed \(seed): added \(added.sorted())")
+            var reported: [String: Set<String>] = [:]
+            let first = try DocumentStack.open(url)
+            for change in difference.changed {
+                reported[try name(change.a, in: first)] = Set(change.changes.map(\.key))
+            }
+            #expect(reported == changed, "seed \(seed), \(first.storeType) → \(second)")
+        }
+    }
+}
