@@ -59,9 +59,13 @@ struct RandomDocumentTests {
                 let place = "\(kind)\(wal ? " (WAL)" : ""), seed \(seed), step \(step)"
                 try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter)
                 let current = try RandomGraph.state(document.managedObjectContext)
-                let action = Int.random(in: 0..<6, using: &random)
+                let action = Int.random(in: 0..<7, using: &random)
                 do {
                     switch action {
+                    case 6:
+                        // Undo a few steps (across saves too), perhaps redo some.
+                        for _ in 0..<Int.random(in: 1...3, using: &random) { document.managedObjectContext.undo() }
+                        if Bool.random(using: &random) { document.managedObjectContext.redo() }
                     case 0:
                         try document.save()
                         #expect(!document.isEdited, "\(place)")
@@ -117,6 +121,11 @@ struct RandomDocumentTests {
                         try document.close()
                         document = try PersistentDocument(contentsOf: url)
                         #expect(try RandomGraph.state(document.managedObjectContext) == current, "\(place): reopened")
+                    }
+                    // Edited exactly when a save would change the file.
+                    if FileManager.default.fileExists(atPath: url.path) {
+                        let differs = try RandomGraph.state(document.managedObjectContext) != Self.stateOfFile(url)
+                        #expect(document.isEdited == differs, "\(place), action \(action): edited")
                     }
                 } catch {
                     Issue.record("\(place), action \(action): \(error)")
@@ -297,5 +306,69 @@ struct RandomEditDiffTests {
             }
             #expect(reported == changed, "seed \(seed), \(first.storeType) → \(second)")
         }
+    }
+}
+
+/// Undo and redo back past a save, where a deletion or an insert was saved: every save and copy writes what the
+/// document shows.
+struct UndoPastSaveTests {
+    /// The employees' departments by name, as the document shows them and as its file holds them.
+    static func departments(_ document: PersistentDocument, _ url: URL) throws -> (shown: [String], saved: [String]) {
+        func read(_ context: ManagedObjectContext) throws -> [String] {
+            try context.fetch(FetchRequest(entityName: "Employee")).map {
+                "\(try $0.attributeValue(forKey: "name").literalText): \(try $0.object(forKey: "department")?.attributeValue(forKey: "name").literalText ?? "-")"
+            }.sorted()
+        }
+        let reader = try PersistentDocument(contentsOf: url, readOnly: true)
+        defer { try? reader.close() }
+        return (try read(document.managedObjectContext), try read(reader.managedObjectContext))
+    }
+
+    @Test(arguments: Kind.all)
+    func aSavedDeletionUndoneAndRedoneSavesAsShown(kind: Kind) throws {
+        let (document, url) = try Docs.saved(kind)
+        let context = document.managedObjectContext
+        let cy = try #require(try Docs.find(document, "Cy"))
+        let research = try #require(try cy.object(forKey: "department"))
+        // Research deleted and saved (Cy with it, by the cascade rule), then the deletion undone: both come back as
+        // new rows, Cy in Research. (The undo set their relationships first, which made them changed objects too:
+        // saved as updates of rows that were gone, the save failed as a conflict.)
+        context.delete(research)
+        context.processPendingChanges()
+        try document.save()
+        #expect(try Self.departments(document, url).saved == ["Ann: Sales", "Bob: Sales"])
+        context.undo()
+        try document.save()
+        var (shown, saved) = try Self.departments(document, url)
+        #expect(shown == ["Ann: Sales", "Bob: Sales", "Cy: Research"] && saved == shown, "\(kind): \(saved)")
+        // Redone: gone again (their properties, set by the redo, change nothing a save writes).
+        context.redo()
+        try document.save()
+        (shown, saved) = try Self.departments(document, url)
+        #expect(shown == ["Ann: Sales", "Bob: Sales"] && saved == shown, "\(kind): \(saved)")
+        try document.close()
+    }
+
+    @Test(arguments: Kind.all)
+    func aChangeUndoneWithTheDeletionAfterItSavesAsShown(kind: Kind) throws {
+        let (document, url) = try Docs.saved(kind)
+        let context = document.managedObjectContext
+        let bob = try #require(try Docs.find(document, "Bob"))
+        let research = try #require(
+            try context.fetch(
+                FetchRequest(entityName: "Department", predicate: try ObjectPredicate(format: "name == 'Research'"))
+            ).first)
+        // Bob moves to Research (unsaved), then is deleted; the deletion undone: Bob is back in Research, a changed
+        // object. (The deletion took Bob off the changed list and left the flag: the undo then did not put him back,
+        // and the save wrote nothing of the move.)
+        try bob.setObject(research, forKey: "department")
+        context.processPendingChanges()
+        context.delete(bob)
+        context.processPendingChanges()
+        context.undo()
+        try document.save()
+        let (shown, saved) = try Self.departments(document, url)
+        #expect(shown == ["Ann: Sales", "Bob: Research", "Cy: Research"] && saved == shown, "\(kind): \(saved)")
+        try document.close()
     }
 }

@@ -434,6 +434,16 @@ public final class ManagedObjectContext {
 
     private func register(inserted object: ManagedObject) {
         registered[object.objectID] = object
+        // A saved object coming back (its deletion undone after the save) is written whole, as a new row: what was
+        // recorded of it as a changed object goes (its relationships, restored first by the same undo, made it one;
+        // saved as an update too, its row being gone, the save failed as a conflict).
+        if object.flags.contains(.changed) {
+            object.flags.remove(.changed)
+            updated.remove(object)
+            event.updated.remove(object)
+        }
+        originals[ObjectIdentifier(object)] = nil
+        object.flags.remove(.gone)
         object.flags.insert(.inserted)
         object.managedObjectContext = self
         addInserted(object)
@@ -455,6 +465,7 @@ public final class ManagedObjectContext {
         removeInserted(object)
         event.inserted.remove(object)
         object.flags.remove(.inserted)
+        object.flags.insert(.gone)
         if recordsUndo { registerUndo(self) { context in context.register(inserted: object) } }
     }
 
@@ -497,6 +508,9 @@ public final class ManagedObjectContext {
             return
         }
         object.flags.remove(.deleted)
+        // The deletion took it off the list of changed objects: it goes back on when its values differ from the
+        // stored ones (left flagged as changed, it was on no list, and the next save wrote none of its changes).
+        object.flags.remove(.changed)
         removeDeleted(object)
         event.deleted.remove(object)
         pendingDeletes.removeAll { $0 === object }
@@ -609,6 +623,8 @@ public final class ManagedObjectContext {
 
     /// Puts an object found to differ from its original state among the updated ones, and in this event's.
     private func markChanged(_ object: ManagedObject) {
+        // (An object no longer in the context has no row to update.)
+        if object.flags.contains(.gone) { return }
         if !object.flags.contains(.changed) {
             object.flags.insert(.changed)
             updated.insert(object)

@@ -129,6 +129,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         static let tornDown = Flags(rawValue: 8)
         /// Some attributes hold raw values from a lenient read (kept in the context's side table).
         static let hasRawValues = Flags(rawValue: 16)
+        /// Out of the context's objects but not torn down: its saved deletion, or its unsaved insert, undone back
+        /// past (an undo may still set its properties, which change nothing a save writes; an undo that brings it
+        /// back inserts it again).
+        static let gone = Flags(rawValue: 32)
     }
 
     /// Creates an object of `entity`; the context calls this for fetched objects and for inserts. A fetch calls it
