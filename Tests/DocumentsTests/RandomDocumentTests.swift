@@ -16,6 +16,17 @@ struct RandomDocumentTests {
         return try RandomGraph.state(reader.managedObjectContext)
     }
 
+    /// A new document of `type` at `name` in a new folder, given `rounds` rounds of random edits (not saved).
+    static func randomDocument(
+        _ name: String, _ type: DocumentType, model: ManagedObjectModel, rounds: Int,
+        _ random: inout RandomGraph.Generator, counter: inout Int
+    ) throws -> (PersistentDocument, URL) {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent(name)
+        let document = try PersistentDocument(creatingAt: url, ofType: type, model: model)
+        for _ in 0..<rounds { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+        return (document, url)
+    }
+
     /// A copy of a document's folder entries (its file, a SQLite file's log, an autosave sidecar) in a new folder, as
     /// a crash would have left them (times kept, as `cp -p` keeps them); not the lock, which names this live process.
     static func crashCopy(of url: URL) throws -> URL {
@@ -214,10 +225,9 @@ struct RandomDiffTests {
         let model = try RandomGraph.model()
         for seed in UInt64(1)...6 {
             var random = RandomGraph.Generator(state: seed &* 104_729)
-            let url = try Fixtures.temporaryDirectory().appendingPathComponent("random.sqlite")
-            let document = try PersistentDocument(creatingAt: url, ofType: .sqlite, model: model)
             var counter = 0
-            for _ in 0..<6 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            let (document, url) = try RandomDocumentTests.randomDocument(
+                "random.sqlite", .sqlite, model: model, rounds: 6, &random, counter: &counter)
             // Few names: objects alike but for their relationships.
             for entity in ["Group", "Node"] {
                 for object in try document.managedObjectContext.fetch(FetchRequest(entityName: entity)) {
@@ -247,10 +257,9 @@ struct RandomMigrationTests {
         let (old, new) = (try RandomGraph.model(), try RandomGraph.model(version2: true))
         for seed in UInt64(1)...4 {
             var random = RandomGraph.Generator(state: seed &* 15_485_863)
-            let url = try Fixtures.temporaryDirectory().appendingPathComponent("random.\(kind.ext)")
-            let document = try PersistentDocument(creatingAt: url, ofType: kind.type, model: old)
             var counter = 0
-            for _ in 0..<5 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            let (document, url) = try RandomDocumentTests.randomDocument(
+                "random.\(kind.ext)", kind.type, model: old, rounds: 5, &random, counter: &counter)
             try document.save()
             let expected = try RandomGraph.state(document.managedObjectContext)
             try document.close()
@@ -274,10 +283,9 @@ struct RandomEditDiffTests {
         let (a, b) = (try #require(kinds[first]), try #require(kinds[second]))
         for seed in UInt64(1)...6 {
             var random = RandomGraph.Generator(state: seed &* 1_299_709)
-            let url = try Fixtures.temporaryDirectory().appendingPathComponent("a.\(a.ext)")
-            let document = try PersistentDocument(creatingAt: url, ofType: a.type, model: model)
             var counter = 0
-            for _ in 0..<4 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }
+            let (document, url) = try RandomDocumentTests.randomDocument(
+                "a.\(a.ext)", a.type, model: model, rounds: 4, &random, counter: &counter)
             try document.save()
             let before = try RandomGraph.state(document.managedObjectContext)
             for _ in 0..<2 { try RandomGraph.edit(document.managedObjectContext, &random, counter: &counter) }

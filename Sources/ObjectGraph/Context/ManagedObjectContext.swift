@@ -434,16 +434,19 @@ public final class ManagedObjectContext {
 
     private func register(inserted object: ManagedObject) {
         registered[object.objectID] = object
-        // A saved object coming back (its deletion undone after the save) is written whole, as a new row: what was
-        // recorded of it as a changed object goes (its relationships, restored first by the same undo, made it one;
-        // saved as an update too, its row being gone, the save failed as a conflict).
-        if object.flags.contains(.changed) {
-            object.flags.remove(.changed)
-            updated.remove(object)
-            event.updated.remove(object)
+        // An object coming back (its saved deletion, or its unsaved insert, undone back past) is written whole, as a
+        // new row: what was recorded of it as a changed object goes (its relationships, restored first by the same
+        // undo, recorded its original state; saved as an update too, its row being gone, the save failed as a
+        // conflict). A new object (the usual case) has nothing to clear.
+        if object.flags.contains(.gone) {
+            if object.flags.contains(.changed) {
+                object.flags.remove(.changed)
+                updated.remove(object)
+                event.updated.remove(object)
+            }
+            originals[ObjectIdentifier(object)] = nil
+            object.flags.remove(.gone)
         }
-        originals[ObjectIdentifier(object)] = nil
-        object.flags.remove(.gone)
         object.flags.insert(.inserted)
         object.managedObjectContext = self
         addInserted(object)
