@@ -41,7 +41,7 @@ extension SQLiteStore {
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.Z_PK, t0.Z_ENT") else {
             return (keys, true, true)
         }
-        let (sql, bindings, table, complete, sortedInSQL, _) = selection
+        let (sql, bindings, table, complete, sortedInSQL, _, _) = selection
         let whole = complete && (sortedInSQL || request.sortDescriptors.isEmpty)
         // Rows come in runs of one entity: its name is looked up when the number changes.
         var lastNumber: Int64? = nil
@@ -111,7 +111,7 @@ extension SQLiteStore {
         each body: (ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return }
-        let (sql, bindings, table, complete, sortedInSQL, _) = selection
+        let (sql, bindings, table, complete, sortedInSQL, _, _) = selection
         guard complete && (sortedInSQL || request.sortDescriptors.isEmpty) else {
             let snapshots = try snapshots(for: objectIDs(for: request, entityNames: entityNames))
             expecting(snapshots.count)
@@ -123,6 +123,12 @@ extension SQLiteStore {
                 expecting(count)
             }
             if let byKey = selection.byKey {
+                guard request.storeLimit > 0 else {
+                    try readRowsSortingKeys(
+                        selection.unordered, bindings, table: table, identifiedByKey: identifiedByKey,
+                        expecting: expecting, body)
+                    return
+                }
                 try readRows(
                     Self.limited(try keyOrdered(sql, byKey: byKey), request, wholly: true), bindings, table: table,
                     identifiedByKey: identifiedByKey, body)
@@ -174,6 +180,34 @@ extension SQLiteStore {
         return chosen
     }
 
+    /// Reads the rows of `sql` (a selection of whole rows without an order) in the order SQLite finds them and hands
+    /// them to `body` in key order: for a predicate answered from an index, SQLite finds the rows in the index's order,
+    /// and sorting their keys here costs less than either statement ``keyOrdered(_:byKey:)`` chooses from (SQLite
+    /// sorting whole rows, or finding the keys first and reading the rows by key: measured, a fifth of a fetch of 1,000
+    /// rows of 100,000 found by an indexed range) and needs no query plan. Every row is kept until all are read: only
+    /// for a fetch that keeps them all (no limit).
+    func readRowsSortingKeys(
+        _ sql: String, _ bindings: [SQLiteValue], table: String, identifiedByKey: Bool, expecting: (Int) -> Void,
+        _ body: (ObjectSnapshot) -> Bool
+    ) throws(SQLiteStoreError) {
+        // (Optionals, so that each is moved out to `body`, not copied and released again.)
+        var rows: [ObjectSnapshot?] = []
+        var keys: [Int64] = []
+        var inOrder = true
+        try readRows(sql, bindings, table: table, identifiedByKey: identifiedByKey) { snapshot in
+            let key = snapshot.identity.primaryKey
+            if let last = keys.last, key < last { inOrder = false }
+            keys.append(key)
+            rows.append(snapshot)
+            return true
+        }
+        expecting(rows.count)
+        let order = inOrder ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
+        for i in order {
+            if let row = rows[i].take() { _ = body(row) }
+        }
+    }
+
     /// A selection's SQL with the rows a context needs (``FetchRequest/storeLimit``) as its `LIMIT`, when SQL selects
     /// and orders `wholly`; otherwise as it is (the matches are then found or ordered in memory, from every row).
     static func limited(_ sql: String, _ request: FetchRequest, wholly: Bool) -> String {
@@ -186,7 +220,8 @@ extension SQLiteStore {
     /// whole rows (`t0.*`) selected by a predicate in key order, the same selection with the keys found first and
     /// the rows then read by key (see ``keyOrdered(_:byKey:)``; the same bindings).
     func selection(for request: FetchRequest, entityNames: [String], columns: String) -> (
-        sql: String, bindings: [SQLiteValue], table: String, complete: Bool, sortedInSQL: Bool, byKey: String?
+        sql: String, bindings: [SQLiteValue], table: String, complete: Bool, sortedInSQL: Bool, byKey: String?,
+        unordered: String
     )? {
         guard let entity = entityNames.first, let (kinds, wholeTable) = share(of: entityNames) else { return nil }
         let table = schema.table(of: entity)
@@ -219,6 +254,7 @@ extension SQLiteStore {
         } else {
             sql += kindsTerm
         }
+        let unordered = sql
         var order: [String] = []
         var sortedInSQL = true
         for descriptor in request.sortDescriptors {
@@ -242,7 +278,7 @@ extension SQLiteStore {
         } else {
             sql += " ORDER BY t0.Z_PK"
         }
-        return (sql, translator.bindings, table, complete, sortedInSQL, byKey)
+        return (sql, translator.bindings, table, complete, sortedInSQL, byKey, unordered)
     }
 
     /// The IDs among `ids` (rows SQL narrowed down) that match the whole request, in its order: what SQL could not

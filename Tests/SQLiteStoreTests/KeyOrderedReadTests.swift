@@ -6,9 +6,10 @@ import Testing
 
 @testable import SQLiteStore
 
-/// A fetch without sort descriptors returns its rows in key order. When SQLite would find them through an index (in
-/// the index's order) and sort them, the keys are found first and the rows read by key instead: the same objects in
-/// the same order, without the sort.
+/// A fetch without sort descriptors returns its rows in key order. Without a limit, the rows are read as SQLite finds
+/// them (through an index, in the index's order) and put in key order by their keys. With one, SQLite must order them:
+/// when it would find them through an index and sort them, the keys are found first and the rows read by key instead
+/// (the same objects in the same order, without the sort).
 struct KeyOrderedReadTests {
     static func model() throws -> ManagedObjectModel {
         var number = AttributeDescription(name: "number", type: .integer64)
@@ -49,18 +50,19 @@ struct KeyOrderedReadTests {
         #expect(try FetchLimitTests.numbers(fetched) == Array((800...899).reversed()))
         #expect(fetched.map(\.objectID.primaryKey) == fetched.map(\.objectID.primaryKey).sorted())
         #expect(fetched.filter { $0.entity.name == "SpecialItem" }.count == 34)
-        // The statement read the keys from the index first.
-        #expect(store.keyOrderedReads.count == 1)
-        #expect(store.keyOrderedReads.values.allSatisfy { $0.contains("t0.Z_PK IN (SELECT t0.Z_PK FROM") })
+        // Read without an order (no statement chosen by its plan).
+        #expect(store.keyOrderedReads.isEmpty)
 
         // Only the sub-entity (a share of the table): the same.
         let specials = try context.fetch(
             FetchRequest(entityName: "SpecialItem", predicate: try ObjectPredicate(format: "number >= 800")))
         #expect(try FetchLimitTests.numbers(specials) == stride(from: 998, through: 800, by: -3).map { Int64($0) })
 
-        // A limit keeps the first in key order.
+        // A limit keeps the first in key order: the statement reads the keys from the index first.
         request.fetchLimit = 5
         #expect(try FetchLimitTests.numbers(try context.fetch(request)) == [899, 898, 897, 896, 895])
+        #expect(store.keyOrderedReads.count == 1)
+        #expect(store.keyOrderedReads.values.allSatisfy { $0.contains("t0.Z_PK IN (SELECT t0.Z_PK FROM") })
     }
 
     @Test func aScanIsReadAsItIs() throws {
@@ -71,6 +73,11 @@ struct KeyOrderedReadTests {
             FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "name BEGINSWITH 'item 1'")))
         #expect(fetched.count == 111)
         #expect(fetched.map(\.objectID.primaryKey) == fetched.map(\.objectID.primaryKey).sorted())
+        var limited = FetchRequest(
+            entityName: "Item", predicate: try ObjectPredicate(format: "name BEGINSWITH 'item 1'"))
+        limited.fetchLimit = 20
+        let first = try context.fetch(limited)
+        #expect(first.map(\.objectID) == fetched.prefix(20).map(\.objectID))
         #expect(store.keyOrderedReads.count == 1)
         #expect(store.keyOrderedReads.allSatisfy { $0.key == $0.value })
     }

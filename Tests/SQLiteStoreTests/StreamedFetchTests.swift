@@ -137,12 +137,19 @@ import Testing
         let first = try streamed(limited, ["Item", "SpecialItem"])
         #expect(first.announced == [10])
         #expect(first.rows == Array(1...10))
-        // A predicate: no count is made (it would cost a second pass); the rows still come.
+        // A predicate: no count is made (it would cost a second pass); the rows are read before the first is handed
+        // over (to put them in key order), and announced then.
         let matching = try streamed(
             FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number < 4")),
             ["Item", "SpecialItem"])
-        #expect(matching.announced.isEmpty)
+        #expect(matching.announced == [4])
         #expect(matching.rows == [1, 2, 3, 4])
+        // With a limit, SQL orders them and hands them over as it reads them: nothing announced.
+        var firstMatching = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "number < 4"))
+        firstMatching.storeLimit = 3
+        let limitedMatching = try streamed(firstMatching, ["Item", "SpecialItem"])
+        #expect(limitedMatching.announced.isEmpty)
+        #expect(limitedMatching.rows == [1, 2, 3])
         // Snapshots kept while the rows are read keep their own values (the next row does not overwrite them), both
         // when the caller says it keeps them and when it does not (copy on write).
         for saysItKeeps in [true, false] {

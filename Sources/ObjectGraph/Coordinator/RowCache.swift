@@ -63,7 +63,8 @@ struct RowCache {
     /// Keeps `snapshot` as its object's row.
     mutating func insert(_ snapshot: consuming ObjectSnapshot) {
         guard let key = Key(snapshot.identity) else { return }
-        rows[key] = snapshot
+        // Moved in (not copied and the original destroyed).
+        rows.updateValue(consume snapshot, forKey: key)
     }
 
     /// Forgets every row of a store.

@@ -188,6 +188,9 @@ public struct ObjectSnapshot: Sendable, Hashable {
             storedKey == Self.byID ? nil : (unsafeDowncast(reference, to: ObjectIDPrefix.self), storedKey)
         }
 
+        /// The object's key in its store (no ID made).
+        package var primaryKey: Int64 { madeID?.primaryKey ?? storedKey }
+
         /// The object's ID (made, when the identity is by key).
         @inlinable package var objectID: ManagedObjectID {
             if let madeID { return madeID }
