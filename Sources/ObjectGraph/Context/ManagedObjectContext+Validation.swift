@@ -27,6 +27,12 @@ extension ManagedObjectContext {
             add(try Self.denyErrors(object))
             do { try object.validateForDelete() } catch { errors.append(error) }
         }
+        // An object inserted and deleted before a save is never saved, but its Deny rules hold all the same: what it
+        // would leave behind points at an object that is nowhere (a save wrote that link as none, while the context
+        // still showed it).
+        if droppedCount > 0 {
+            for object in deleted.objects where object.isInserted { add(try Self.denyErrors(object)) }
+        }
         return errors
     }
 
