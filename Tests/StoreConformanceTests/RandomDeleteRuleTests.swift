@@ -206,4 +206,44 @@ struct RandomDeleteRuleTests {
         try context.save()
         #expect(context.insertedObjects.isEmpty && !context.hasChanges)
     }
+
+    /// An item deleted before its first save, whose other side's rule is No Action, leaves the folder pointing at it:
+    /// the save is refused, naming the folder's relationship (it wrote the folder without its note, while the context
+    /// still showed it).
+    @Test(arguments: StoreUnderTest.all.filter { $0.fileExtension != nil && $0.type != "TestJSON" })
+    func aLinkToAnObjectDeletedBeforeItWasSavedIsRefused(store: StoreUnderTest) throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Folder", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "note", destination: "Item", inverse: "noteOf")]),
+            EntityDescription(
+                name: "Item", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [
+                    RelationshipDescription(
+                        name: "noteOf", destination: "Folder", inverse: "note", deleteRule: .noAction)
+                ]),
+        ])
+        let (coordinator, url) = try store.makeStore(model: model, named: "dangling")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let folder = try context.insertNewObject(forEntityName: "Folder")
+        try context.save()
+        let before = try Data(contentsOf: try #require(url))
+        let item = try context.insertNewObject(forEntityName: "Item")
+        try folder.setObject(item, forKey: "note")
+        context.delete(item)
+        do {
+            try context.save()
+            Issue.record("\(store): saved a link to an object that is saved nowhere")
+        } catch {
+            guard case .validation(let errors) = error else {
+                Issue.record("\(store): \(error)")
+                return
+            }
+            #expect(errors.map(\.code) == [.danglingReference] && errors.first?.key == "note", "\(errors)")
+        }
+        #expect(try Data(contentsOf: try #require(url)) == before)
+        try folder.setObject(nil, forKey: "note")
+        try context.save()
+        #expect(!context.hasChanges)
+    }
 }

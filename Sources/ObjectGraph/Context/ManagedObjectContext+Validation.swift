@@ -32,6 +32,9 @@ extension ManagedObjectContext {
         // still showed it).
         if droppedCount > 0 {
             for object in deleted.objects where object.isInserted { add(try Self.denyErrors(object)) }
+            // Nor may an object that is saved keep pointing at one (a save wrote the link as none).
+            for object in insertedObjects { add(Self.danglingErrors(object)) }
+            for object in updatedObjects { add(Self.danglingErrors(object)) }
         }
         return errors
     }
@@ -161,6 +164,37 @@ extension ManagedObjectContext {
                 fail(.patternMismatch, "the model's pattern /\(pattern)/ is not a valid regular expression")
             }
         }
+    }
+
+    /// The relationships of an object about to be saved that still hold an object inserted and deleted before the save
+    /// (a No Action rule on the other side, or no inverse, leaves it there): the save would write them without it
+    /// while the context shows it. Only relationships already loaded are read (one not loaded holds no new object),
+    /// and those a Deny rule of the deleted object reports are left to that report.
+    static func danglingErrors(_ object: ManagedObject) -> [ObjectValidationError] {
+        var errors: [ObjectValidationError] = []
+        let slots = object.relationshipSlots
+        for i in slots.indices where !object.entity.relationships[i].isTransient {
+            let held: [ManagedObject]
+            switch slots[i] {
+            case .toOne(let destination?): held = [destination]
+            case .toMany(let collection): held = collection.objects
+            default: continue
+            }
+            let dangling = held.first { destination in
+                guard destination.isDeleted && destination.isInserted else { return false }
+                // Reported as the destination's Deny rule already.
+                guard let inverse = object.inverseIndex(of: i, in: destination) else { return true }
+                return destination.entity.relationships[inverse].deleteRule != .deny
+            }
+            if let dangling {
+                errors.append(
+                    ObjectValidationError(
+                        .danglingReference, entityName: object.entity.name, key: object.entity.relationships[i].name,
+                        objectID: object.objectID,
+                        "still points at \(dangling.objectID), which was deleted before it was ever saved"))
+            }
+        }
+        return errors
     }
 
     /// Deny rules: a deleted object may not leave destinations behind on a Deny relationship.

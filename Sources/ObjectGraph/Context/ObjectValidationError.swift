@@ -11,6 +11,9 @@ public struct ObjectValidationError: Error, Sendable, Hashable, CustomStringConv
         case tooFewObjects
         case tooManyObjects
         case deleteDenied
+        /// A relationship still holds an object that was inserted and deleted before the save (so is saved nowhere):
+        /// a No Action rule, or no inverse, left it there.
+        case danglingReference
         case custom
     }
 
