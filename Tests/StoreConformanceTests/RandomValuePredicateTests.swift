@@ -19,7 +19,13 @@ struct RandomValuePredicateTests {
             EntityDescription(
                 name: "Thing",
                 attributes: [AttributeDescription(name: "id", type: .integer64)]
-                    + attributes.map { AttributeDescription(name: $0.name, type: $0.type) })
+                    + attributes.map { (name, type) in
+                        // Some indexed: SQLite then finds their rows in the index's order (an unsorted fetch is
+                        // still in key order).
+                        var attribute = AttributeDescription(name: name, type: type)
+                        attribute.isIndexed = ["i64", "text", "when"].contains(name)
+                        return attribute
+                    })
         ])
     }
 
@@ -178,6 +184,13 @@ struct RandomValuePredicateTests {
                     inMemory = ["error: \(error)"]
                 }
                 #expect(inSQL == inMemory, "seed \(seed): \(format) sorted by \(key) (\(comparison))")
+                // Unsorted: in key order either way (an indexed predicate's rows found in the index's order).
+                var unsorted = FetchRequest(entityName: "Thing", predicate: predicate)
+                unsorted.fetchLimit = request.fetchLimit
+                unsorted.fetchOffset = request.fetchOffset
+                #expect(
+                    (try? Self.ids(sql, unsorted)) == (try? Self.ids(memory, unsorted)),
+                    "seed \(seed): \(format) unsorted")
                 // The same fetch in batches, as faults, or as IDs and a count, gives the same objects.
                 var batched = request
                 batched.fetchBatchSize = Int.random(in: 1...7, using: &random)
