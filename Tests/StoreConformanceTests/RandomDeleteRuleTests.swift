@@ -56,6 +56,16 @@ struct RandomDeleteRuleTests {
         return result
     }
 
+    static func printDifferences(
+        _ saved: [String: [String: [String]]], _ shown: [String: [String: [String]]], _ place: String
+    ) {
+        for key in Set(saved.keys).union(shown.keys).sorted() where saved[key] != shown[key] {
+            print(
+                "\(place): \(key) saved \(saved[key].map { "\($0)" } ?? "-") shown \(shown[key].map { "\($0)" } ?? "-")"
+            )
+        }
+    }
+
     static func name(of object: ManagedObject) throws -> String {
         guard case .string(let name) = try object.attributeValue(forKey: "name") else { return "?" }
         return name
@@ -148,9 +158,11 @@ struct RandomDeleteRuleTests {
                 #expect(try Self.state(context) == before, "\(place): undo")
                 context.redo()
                 #expect(try Self.state(context) == after, "\(place): redo")
+                var undone = false
                 if Int.random(in: 0..<4, using: &random) == 0 {
                     context.undo()
                     denied = false
+                    undone = true
                 }
                 let shown = try Self.state(context)
                 // (An atomic store's file is written by its first save.)
@@ -173,12 +185,18 @@ struct RandomDeleteRuleTests {
                 try reader.addPersistentStore(type: store.type, url: fileURL)
                 let saved = try Self.state(ManagedObjectContext(coordinator: reader))
                 #expect(saved == shown, "\(place): saved state")
-                if saved != shown {
-                    for key in Set(saved.keys).union(shown.keys).sorted() where saved[key] != shown[key] {
-                        print(
-                            "\(place): \(key) saved \(saved[key].map { "\($0)" } ?? "-") shown \(shown[key].map { "\($0)" } ?? "-")"
-                        )
-                    }
+                Self.printDifferences(saved, shown, place)
+                // The saved deletion undone: everything it took comes back, and is saved back.
+                if !undone && Int.random(in: 0..<3, using: &random) == 0 {
+                    context.undo()
+                    #expect(try Self.state(context) == before, "\(place): undo past the save")
+                    let restored = try Self.state(context)
+                    try context.save()
+                    let again = PersistentStoreCoordinator(model: model)
+                    try again.addPersistentStore(type: store.type, url: fileURL)
+                    let read = try Self.state(ManagedObjectContext(coordinator: again))
+                    #expect(read == restored, "\(place): saved after the undo past the save")
+                    Self.printDifferences(read, restored, place)
                 }
             }
         }
