@@ -30,6 +30,21 @@ struct RandomPredicateTests {
         ("Group", "ANY notes.name CONTAINS 'node'"), ("Group", "ANY ranked == best"), ("Group", "best IN notes"),
         ("Group", "peers.@count >= 2 AND linked.@count == 0"), ("Group", "ANY members.friends.name == 'same'"),
         ("Group", "ANY tags IN members"), ("Leaf", "ANY friends.name BEGINSWITH 'leaf'"), ("Leaf", "weight == nil"),
+        // A key path with a collection operator is one value for the object (ANY, ALL and NONE test that value).
+        ("Group", "NONE peers.peerOf.@count > 1"), ("Group", "ANY peers.@count > 1"),
+        ("Group", "NONE members.@count == 0"),
+        ("Group", "ALL members.friends.@count > 0"), ("Group", "ANY peers.peerOf.@count > 1"),
+        ("Node", "friends.friends.@count > 2"), ("Group", "members.friends.@count > 1"),
+        ("Node", "SUBQUERY(friends, $f, SUBQUERY($f.friends, $g, $g.name == 'same').@count > 0).@count > 0"),
+        ("Node", "ANY friends.queue.name == 'same'"), ("Group", "ALL members.friends.name == 'same'"),
+        ("Group", "ANY members.group == SELF"),
+        ("Group", "SUBQUERY(members, $m, $m.next != nil).@count == members.@count"),
+        ("Node", "ALL friends.friends.name != 'same'"), ("Node", "NONE friends.friends == SELF"),
+        ("Node", "ANY friends.next.group == group"), ("Node", "group.members.@count > 1"),
+        ("Node", "ANY group.members.name == 'same'"), ("Node", "group.best == SELF"), ("Node", "SELF IN group.notes"),
+        ("Node", "ANY queuedIn.queue == SELF"), ("Group", "ANY ranked.taggedBy == SELF"),
+        ("Node", "friends.@count == 0 OR NONE friends.name == 'same'"), ("Node", "NOT (friends.@count > 0)"),
+        ("Group", "ANY members.friends.friends.name == name"), ("Node", "ALL friends.group.name BEGINSWITH 'group'"),
     ]
 
     /// The names of the objects a store's fetch returns, sorted.
