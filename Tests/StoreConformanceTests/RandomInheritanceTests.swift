@@ -156,4 +156,29 @@ struct RandomInheritanceTests {
             }
         }
     }
+
+    /// The same random edits made in a document of each store type: a fetch of a hierarchy without sort descriptors,
+    /// and one sorted by a key with many ties, list the objects in the same order in all of them — key order, which is
+    /// the order they were made in (an atomic store listed one entity's objects before another's).
+    @Test func aFetchOfAHierarchyListsItsObjectsInTheSameOrderInEveryStore() throws {
+        let model = try RandomGraph.model()
+        for seed in UInt64(1)...8 {
+            var orders: [String: [String]] = [:]
+            for store in StoreUnderTest.all where store.fileExtension != nil && store.type != "TestJSON" {
+                var random = RandomGraph.Generator(state: seed &* 99_991)
+                let (coordinator, _) = try store.makeStore(model: model, named: "order")
+                let context = ManagedObjectContext(coordinator: coordinator)
+                var counter = 0
+                for _ in 0..<5 { try RandomGraph.edit(context, &random, counter: &counter) }
+                try context.save()
+                let reader = ManagedObjectContext(coordinator: coordinator)
+                var sorted = FetchRequest(entityName: "Node")
+                sorted.sortDescriptors = [ObjectSortDescriptor(keyPath: "friends.@count")]
+                orders[store.type] = try (reader.fetch(FetchRequest(entityName: "Node")) + reader.fetch(sorted)).map {
+                    "\($0.entity.name) \(try $0.attributeValue(forKey: "name").literalText)"
+                }
+            }
+            #expect(Set(orders.values).count == 1, "seed \(seed): \(orders)")
+        }
+    }
 }

@@ -178,8 +178,11 @@ final class StoreEntry: @unchecked Sendable {
         }
         let kinds = Set(entityNames)
         var candidates = objects.values.filter { kinds.contains($0.objectID.entityName) }
+        // In key order, as a SQLite store answers: the entities of a hierarchy share one sequence of keys (its
+        // table's), so a fetch of several comes back in the order the objects were made, and ties of a sort in that
+        // order too (by entity first, a fetch of a hierarchy and its ties came back in another order than SQLite's).
         candidates.sort {
-            ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
+            ($0.objectID.primaryKey, $0.objectID.entityName) < ($1.objectID.primaryKey, $1.objectID.entityName)
         }
         guard request.predicate != nil || !request.sortDescriptors.isEmpty else { return candidates }
         let lookup: (ManagedObjectID) -> ObjectSnapshot? = { [objects] id in objects[id] }
