@@ -149,18 +149,8 @@ struct RandomDumpImportTests {
             try document.save()
             try document.close()
 
-            let dump = try Docutil.run(["dump", url.path])
-            #expect(dump.status == 0, "seed \(seed): \(dump.stderr)")
-            let json = folder.appendingPathComponent("dump.json")
-            try Data(dump.stdout.utf8).write(to: json)
-            for target in ["xml", "binary", "sqlite"] {
-                let out = folder.appendingPathComponent("back.\(target)")
-                let imported = try Docutil.run(["import", json.path, out.path, "--model", url.path])
-                #expect(imported.status == 0, "seed \(seed) → \(target): \(imported.stderr)")
-                guard imported.status == 0 else { continue }
-                let reader = try PersistentDocument(contentsOf: out, readOnly: true)
+            try Self.dumpAndImport(url, in: folder, "seed \(seed)") { target, out, reader, dumped in
                 let read = try Self.values(reader.managedObjectContext)
-                try reader.close()
                 #expect(read.count == expected.count, "seed \(seed) → \(target)")
                 for (id, values) in expected.sorted(by: { $0.key < $1.key }) {
                     for (name, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -176,8 +166,29 @@ struct RandomDumpImportTests {
                 #expect(again.status == 0, "\(again.stderr)")
                 #expect(
                     Self.withoutURIs(again.stdout, signedZeros: target != "sqlite")
-                        == Self.withoutURIs(dump.stdout, signedZeros: target != "sqlite"), "seed \(seed) → \(target)")
+                        == Self.withoutURIs(dumped, signedZeros: target != "sqlite"), "seed \(seed) → \(target)")
             }
+        }
+    }
+
+    /// `docutil dump` of `url`, then `docutil import` of that dump into a new document of each store type (with the
+    /// source as the model), each handed to `body` opened read-only with the dump: what the round trip tests share.
+    static func dumpAndImport(
+        _ url: URL, in folder: URL, _ place: String,
+        _ body: (_ target: String, _ out: URL, _ reader: PersistentDocument, _ dump: String) throws -> Void
+    ) throws {
+        let dump = try Docutil.run(["dump", url.path])
+        #expect(dump.status == 0, "\(place): \(dump.stderr)")
+        let json = folder.appendingPathComponent("dump.json")
+        try Data(dump.stdout.utf8).write(to: json)
+        for target in ["xml", "binary", "sqlite"] {
+            let out = folder.appendingPathComponent("back.\(target)")
+            let imported = try Docutil.run(["import", json.path, out.path, "--model", url.path])
+            #expect(imported.status == 0, "\(place) → \(target): \(imported.stderr)")
+            guard imported.status == 0 else { continue }
+            let reader = try PersistentDocument(contentsOf: out, readOnly: true)
+            defer { try? reader.close() }
+            try body(target, out, reader, dump.stdout)
         }
     }
 
@@ -214,18 +225,9 @@ struct RandomGraphDumpImportTests {
             try document.save()
             let expected = try RandomGraph.state(document.managedObjectContext)
             try document.close()
-            let dump = try Docutil.run(["dump", url.path])
-            #expect(dump.status == 0, "\(dump.stderr)")
-            let json = folder.appendingPathComponent("dump.json")
-            try Data(dump.stdout.utf8).write(to: json)
-            for target in ["xml", "binary", "sqlite"] {
-                let out = folder.appendingPathComponent("back.\(target)")
-                let imported = try Docutil.run(["import", json.path, out.path, "--model", url.path])
-                #expect(imported.status == 0, "seed \(seed) → \(target): \(imported.stderr)")
-                guard imported.status == 0 else { continue }
-                let reader = try PersistentDocument(contentsOf: out, readOnly: true)
-                #expect(try RandomGraph.state(reader.managedObjectContext) == expected, "seed \(seed) → \(target)")
-                try reader.close()
+            try RandomDumpImportTests.dumpAndImport(url, in: folder, "seed \(seed)") { target, _, reader, _ in
+                let state = try RandomGraph.state(reader.managedObjectContext)
+                #expect(state == expected, "seed \(seed) → \(target)")
             }
         }
     }
