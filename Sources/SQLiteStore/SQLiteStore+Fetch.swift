@@ -218,7 +218,8 @@ extension SQLiteStore {
     /// The statement selecting a request's rows (`columns` of them) in its order, as far as SQL expresses it: the
     /// SQL, its bindings, the root table, whether the predicate is wholly in SQL and whether the order is; and, for
     /// whole rows (`t0.*`) selected by a predicate in key order, the same selection with the keys found first and
-    /// the rows then read by key (see ``keyOrdered(_:byKey:)``; the same bindings).
+    /// the rows then read by key (see ``keyOrdered(_:byKey:)``; the same bindings); and the selection without its
+    /// `ORDER BY` (``readRowsSortingKeys(_:_:table:identifiedByKey:expecting:_:)`` orders its rows itself).
     func selection(for request: FetchRequest, entityNames: [String], columns: String) -> (
         sql: String, bindings: [SQLiteValue], table: String, complete: Bool, sortedInSQL: Bool, byKey: String?,
         unordered: String

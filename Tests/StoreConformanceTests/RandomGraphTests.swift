@@ -60,20 +60,10 @@ struct RandomGraphTests {
             }
             // A copy into every other store type holds the same graph.
             let expected = try RandomGraph.state(context)
+            guard let url else { continue }
             for other in Self.stores where other.fileExtension != nil && other.type != store.type {
-                let source = PersistentStoreCoordinator(model: model)
-                if let url {
-                    try source.addPersistentStore(type: store.type, url: url)
-                } else {
-                    continue
-                }
-                let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(other.fileExtension!)")
-                try source.migratePersistentStore(source.persistentStores[0], to: copy, type: other.type)
-                let reader = PersistentStoreCoordinator(model: model)
-                try reader.addPersistentStore(type: other.type, url: copy)
-                #expect(
-                    try RandomGraph.state(ManagedObjectContext(coordinator: reader)) == expected,
-                    "\(store) copied into \(other), seed \(seed)")
+                let copied = try store.copy(of: url, into: other, model: model)
+                #expect(try RandomGraph.state(copied) == expected, "\(store) copied into \(other), seed \(seed)")
             }
         }
     }

@@ -144,15 +144,8 @@ struct RandomInheritanceTests {
             }
             let expected = try Self.state(context)
             for other in StoreUnderTest.all where other.fileExtension != nil && other.type != "TestJSON" {
-                let source = PersistentStoreCoordinator(model: model)
-                try source.addPersistentStore(type: store.type, url: fileURL)
-                let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(other.fileExtension!)")
-                try source.migratePersistentStore(source.persistentStores[0], to: copy, type: other.type)
-                let reader = PersistentStoreCoordinator(model: model)
-                try reader.addPersistentStore(type: other.type, url: copy)
-                #expect(
-                    try Self.state(ManagedObjectContext(coordinator: reader)) == expected,
-                    "\(store) copied into \(other), seed \(seed)")
+                let copied = try store.copy(of: fileURL, into: other, model: model)
+                #expect(try Self.state(copied) == expected, "\(store) copied into \(other), seed \(seed)")
             }
         }
     }

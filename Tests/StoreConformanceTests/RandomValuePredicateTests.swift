@@ -128,6 +128,15 @@ struct RandomValuePredicateTests {
         try context.fetch(request).map { try $0.attributeValue(forKey: "id").literalText }
     }
 
+    /// ``ids(_:_:)``, or the error the fetch threw (so that two stores failing alike agree, and differently do not).
+    static func answer(_ context: ManagedObjectContext, _ request: FetchRequest) -> [String] {
+        do {
+            return try ids(context, request)
+        } catch {
+            return ["error: \(error)"]
+        }
+    }
+
     @Test func sqlAndMemoryAnswerAlikeOverEveryType() throws {
         SQLiteStore.register()
         XMLStore.register()
@@ -171,26 +180,15 @@ struct RandomValuePredicateTests {
                     request.fetchLimit = Int.random(in: 1...10, using: &random)
                     request.fetchOffset = Int.random(in: 0...5, using: &random)
                 }
-                let inSQL: [String]
-                let inMemory: [String]
-                do {
-                    inSQL = try Self.ids(sql, request)
-                } catch {
-                    inSQL = ["error: \(error)"]
-                }
-                do {
-                    inMemory = try Self.ids(memory, request)
-                } catch {
-                    inMemory = ["error: \(error)"]
-                }
+                let inSQL = Self.answer(sql, request)
+                let inMemory = Self.answer(memory, request)
                 #expect(inSQL == inMemory, "seed \(seed): \(format) sorted by \(key) (\(comparison))")
                 // Unsorted: in key order either way (an indexed predicate's rows found in the index's order).
                 var unsorted = FetchRequest(entityName: "Thing", predicate: predicate)
                 unsorted.fetchLimit = request.fetchLimit
                 unsorted.fetchOffset = request.fetchOffset
                 #expect(
-                    (try? Self.ids(sql, unsorted)) == (try? Self.ids(memory, unsorted)),
-                    "seed \(seed): \(format) unsorted")
+                    Self.answer(sql, unsorted) == Self.answer(memory, unsorted), "seed \(seed): \(format) unsorted")
                 // The same fetch in batches, as faults, or as IDs and a count, gives the same objects.
                 var batched = request
                 batched.fetchBatchSize = Int.random(in: 1...7, using: &random)
@@ -198,13 +196,7 @@ struct RandomValuePredicateTests {
                 faults.returnsObjectsAsFaults = true
                 faults.includesPropertyValues = Bool.random(using: &random)
                 for (variant, other) in [("batches", batched), ("faults", faults)] {
-                    let again: [String]
-                    do {
-                        again = try Self.ids(sql, other)
-                    } catch {
-                        again = ["error: \(error)"]
-                    }
-                    #expect(again == inSQL, "seed \(seed): \(format) in \(variant)")
+                    #expect(Self.answer(sql, other) == inSQL, "seed \(seed): \(format) in \(variant)")
                 }
                 let objects = try sql.fetch(request).map(\.objectID)
                 #expect(try sql.fetchObjectIDs(request) == objects, "seed \(seed): \(format) as IDs")

@@ -27,6 +27,18 @@ struct StoreUnderTest: Sendable, CustomStringConvertible {
         return (coordinator, url)
     }
 
+    /// A context over a copy of the store file at `url` (of this type) into a new file of type `other`, made by
+    /// `migratePersistentStore`.
+    func copy(of url: URL, into other: StoreUnderTest, model: ManagedObjectModel) throws -> ManagedObjectContext {
+        let source = PersistentStoreCoordinator(model: model)
+        try source.addPersistentStore(type: type, url: url)
+        let copy = try Fixtures.temporaryDirectory().appendingPathComponent("copy.\(other.fileExtension ?? "")")
+        try source.migratePersistentStore(source.persistentStores[0], to: copy, type: other.type)
+        let reader = PersistentStoreCoordinator(model: model)
+        try reader.addPersistentStore(type: other.type, url: copy)
+        return ManagedObjectContext(coordinator: reader)
+    }
+
     /// Every store type the conformance suite runs against. Stores added by later issues join this list.
     static let all: [StoreUnderTest] = {
         JSONTestStore.register()
