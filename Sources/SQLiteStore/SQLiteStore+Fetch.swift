@@ -100,7 +100,7 @@ extension SQLiteStore {
     /// - Throws: `StoreError` when the SQL fails or a row cannot be read.
     public func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Bool
+        each body: (consuming ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         try snapshots(for: request, entityNames: entityNames, identifiedByKey: true, expecting: expecting, each: body)
     }
@@ -108,7 +108,7 @@ extension SQLiteStore {
     /// ``snapshots(for:entityNames:expecting:each:)``, the rows read by one statement known by key or by ID.
     private func snapshots(
         for request: FetchRequest, entityNames: [String], identifiedByKey: Bool, expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Bool
+        each body: (consuming ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         guard let selection = selection(for: request, entityNames: entityNames, columns: "t0.*") else { return }
         let (sql, bindings, table, complete, sortedInSQL, _, _) = selection
@@ -188,17 +188,19 @@ extension SQLiteStore {
     /// for a fetch that keeps them all (no limit).
     func readRowsSortingKeys(
         _ sql: String, _ bindings: [SQLiteValue], table: String, identifiedByKey: Bool, expecting: (Int) -> Void,
-        _ body: (ObjectSnapshot) -> Bool
+        _ body: (consuming ObjectSnapshot) -> Bool
     ) throws(SQLiteStoreError) {
         // (Optionals, so that each is moved out to `body`, not copied and released again.)
         var rows: [ObjectSnapshot?] = []
         var keys: [Int64] = []
         var inOrder = true
-        try readRows(sql, bindings, table: table, identifiedByKey: identifiedByKey) { snapshot in
+        try readRows(sql, bindings, table: table, identifiedByKey: identifiedByKey) {
+            (snapshot: consuming ObjectSnapshot) in
             let key = snapshot.identity.primaryKey
             if let last = keys.last, key < last { inOrder = false }
             keys.append(key)
-            rows.append(snapshot)
+            // Moved in: the row is handed over, not copied and then released by the reader.
+            rows.append(consume snapshot)
             return true
         }
         expecting(rows.count)
@@ -537,7 +539,7 @@ extension SQLiteStore {
     ///     same arrays).
     func readRows(
         _ sql: String, _ bindings: [SQLiteValue], table: String, keeping: ((Int64) -> Bool)? = nil,
-        identifiedByKey: Bool = false, _ body: (ObjectSnapshot) -> Bool
+        identifiedByKey: Bool = false, _ body: (consuming ObjectSnapshot) -> Bool
     ) throws(SQLiteStoreError) {
         // The statement's columns, found once (not per row).
         // (The positions apart from the names: read per row, they are copied without retaining anything.)
@@ -731,7 +733,7 @@ extension SQLiteStore {
                 version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1, values: rowValues,
                 relationships: relationships)
             if !rawKeys.isEmpty { snapshot.rawKeys = rawKeys }
-            if body(snapshot) { filledFor = nil }
+            if body(consume snapshot) { filledFor = nil }
         }
     }
 

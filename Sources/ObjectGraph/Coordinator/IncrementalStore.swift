@@ -25,7 +25,7 @@ public protocol IncrementalStore: PersistentStore {
     /// they must not call the coordinator.
     func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Bool
+        each body: (consuming ObjectSnapshot) -> Bool
     ) throws(StoreError)
     /// The destinations of a to-many relationship the store left as a fault in a snapshot.
     func destinations(of id: ManagedObjectID, relationship: String) throws(StoreError) -> [ManagedObjectID]
@@ -79,7 +79,7 @@ extension IncrementalStore {
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func snapshots(
         for request: FetchRequest, entityNames: [String], expecting: (Int) -> Void,
-        each body: (ObjectSnapshot) -> Bool
+        each body: (consuming ObjectSnapshot) -> Bool
     ) throws(StoreError) {
         let snapshots = try snapshots(for: request, entityNames: entityNames)
         expecting(snapshots.count)

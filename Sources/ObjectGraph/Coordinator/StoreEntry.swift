@@ -238,7 +238,7 @@ final class StoreEntry: @unchecked Sendable {
                 }
                 expecting(count)
             }
-        ) { fresh in
+        ) { (fresh: consuming ObjectSnapshot) in
             // As when rows are read by ID: a row already in the cache is the one the objects were filled from. (A row
             // the store hands over by key is looked up and kept by key: no ID is made for it.)
             if !cached.isEmpty, let known = cached[fresh.identity] {
@@ -247,10 +247,10 @@ final class StoreEntry: @unchecked Sendable {
             }
             if !overflowed {
                 if uncached.count < CoordinatorState.rowCacheLimit {
-                    // Kept: an object filled from it copies its values.
+                    // Kept: an object filled from it copies its values. (Then moved into the list, not copied.)
                     fresh.slotted?.mayBeAdopted = false
-                    uncached.append(fresh)
                     body(fresh, false)
+                    uncached.append(consume fresh)
                     return true
                 }
                 overflowed = true
