@@ -7,7 +7,8 @@ import Testing
 /// and move in the order, objects deleted, objects inserted, some of them saved in between), with random predicates,
 /// sorts, offsets, limits, batch sizes and sub-entities, in every store type: each answer is the one worked out here
 /// from what the context holds — the stored objects not deleted and the inserted ones, by their current values — and
-/// `count(for:)` is the number of objects the fetch returns.
+/// `count(for:)` is the number of objects the fetch returns. A fetch that leaves unsaved changes out
+/// (`includesPendingChanges` false) answers what the store holds, by its values.
 struct RandomPendingFetchTests {
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel(entities: [
@@ -117,6 +118,12 @@ struct RandomPendingFetchTests {
             let coordinator = try store.makeCoordinator(model: model)
             var context = ManagedObjectContext(coordinator: coordinator)
             var mirror: [Int64: Mirror] = [:]
+            /// What the store holds (the mirror as of the last save).
+            var stored: [Int64: Mirror] = [:]
+            func save() throws {
+                try context.save()
+                stored = mirror
+            }
             var serial: Int64 = 0
 
             func insert() throws {
@@ -159,17 +166,17 @@ struct RandomPendingFetchTests {
             }
 
             for _ in 0..<Int.random(in: 15...30, using: &random) { try insert() }
-            try context.save()
+            try save()
             for round in 0..<4 {
                 // A fresh context now and then (the changes saved first): nothing registered but what the edits
                 // fetch.
                 if Int.random(in: 0..<3, using: &random) == 0 {
-                    try context.save()
+                    try save()
                     context = ManagedObjectContext(coordinator: coordinator)
                 }
                 try edit()
                 if Int.random(in: 0..<4, using: &random) == 0 {
-                    try context.save()
+                    try save()
                     try edit()
                 }
                 for question in 0..<12 {
@@ -184,8 +191,11 @@ struct RandomPendingFetchTests {
                     request.fetchLimit = [0, 0, 1, 2, 5, 100].randomElement(using: &random)!
                     request.fetchBatchSize = [0, 0, 3].randomElement(using: &random)!
                     request.returnsObjectsAsFaults = Bool.random(using: &random)
+                    // Now and then the store's answer alone: what it holds matches, by its values (an object deleted
+                    // since the save among them), and nothing inserted since.
+                    request.includesPendingChanges = Int.random(in: 0..<4, using: &random) > 0
 
-                    let matching = mirror.filter { key, state in
+                    let matching = (request.includesPendingChanges ? mirror : stored).filter { key, state in
                         (state.entity == entity || (request.includesSubentities && entity == "Item"))
                             && condition.matches(state)
                     }.sorted { order($0.key, $0.value, $1.key, $1.value) }.map(\.key)
@@ -194,7 +204,7 @@ struct RandomPendingFetchTests {
                     let expected = Array(matching[start..<end])
 
                     let place =
-                        "\(store), seed \(seed), round \(round), question \(question): \(entity)\(request.includesSubentities ? "" : " (exactly)") \(condition.text ?? "all") sorted \(descriptors.map { "\($0.keyPath)\($0.ascending ? "" : " desc")" }) offset \(request.fetchOffset) limit \(request.fetchLimit)"
+                        "\(store), seed \(seed), round \(round), question \(question): \(entity)\(request.includesSubentities ? "" : " (exactly)") \(condition.text ?? "all") sorted \(descriptors.map { "\($0.keyPath)\($0.ascending ? "" : " desc")" }) offset \(request.fetchOffset) limit \(request.fetchLimit)\(request.includesPendingChanges ? "" : ", store only")"
                     let answer = try Self.serials(try context.fetch(request))
                     #expect(answer == expected, "\(place)")
                     #expect(try context.count(for: request) == expected.count, "\(place): count")
