@@ -271,9 +271,11 @@ extension ManagedObject {
         }
     }
 
-    /// How many destinations relationship `index` has, without building the list of IDs; a to-many fault is read
-    /// first.
+    /// How many destinations relationship `index` has, without building the list of IDs; the object (when a fault)
+    /// and a to-many fault are read first.
     func relationshipCount(_ index: Int) throws(ObjectGraphError) -> Int {
+        // (A fault has no relationship slots to look at.)
+        try fireFault()
         if case .toManyFault = relationshipSlots[index] { try resolve(index) }
         switch relationshipSlots[index] {
         case .toOne(let object): return object == nil ? 0 : 1

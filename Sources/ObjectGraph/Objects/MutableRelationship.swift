@@ -31,14 +31,30 @@ public struct MutableRelationship {
         try owner.addToMany(index, object)
     }
 
-    /// Adds an object at a position of an ordered relationship.
+    /// Adds an object at a position of an ordered relationship; an object already there moves to the position.
     /// - Parameters:
     ///   - object: an object of the destination entity, in the same context.
-    ///   - position: where it goes, from 0 to the count.
-    /// - Throws: ``ObjectGraphError`` for a position out of range, an unordered relationship, or an object of the
-    ///   wrong entity or context.
+    ///   - position: where it goes, from 0 to the count (to the count less one for an object already there: its
+    ///     place among the others).
+    /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Code/wrongValueType``) for a position out of range or an
+    ///   unordered relationship, nothing changed; or for an object of the wrong entity or context.
     public func insert(_ object: ManagedObject, at position: Int) throws(ObjectGraphError) {
         try owner.checkDestination(object, index)
+        let relationship = owner.entity.relationships[index]
+        guard relationship.isOrdered else {
+            throw ObjectGraphError(
+                .wrongValueType,
+                "\(owner.entity.name).\(relationship.name) is not ordered: its objects have no positions",
+                objectID: owner.objectID)
+        }
+        let count = try owner.relationshipCount(index)
+        let last = try owner.toManyContains(index, object) ? count - 1 : count
+        guard position >= 0, position <= last else {
+            throw ObjectGraphError(
+                .wrongValueType,
+                "position \(position) is out of range for \(owner.entity.name).\(relationship.name) (0 to \(last))",
+                objectID: owner.objectID)
+        }
         try owner.addToMany(index, object, at: position)
     }
 
