@@ -446,13 +446,14 @@ public final class PersistentStoreCoordinator: Sendable {
                     groups.append((entry, root, [position]))
                 }
             }
+            // (The store's identifier read once per group, not through the protocol per object.)
             var ids = [ManagedObjectID?](repeating: nil, count: requests.count)
             for group in groups {
+                let store = group.entry.store.identifier
                 let keys = try group.entry.allocateKeys(root: group.root, count: group.positions.count)
                 for (position, key) in zip(group.positions, keys) {
                     ids[position] = ManagedObjectID(
-                        entityName: requests[position].entityName, storeIdentifier: group.entry.store.identifier,
-                        primaryKey: key)
+                        entityName: requests[position].entityName, storeIdentifier: store, primaryKey: key)
                 }
             }
             return ids.compactMap { $0 }
