@@ -4,8 +4,9 @@ extension ManagedObject {
     /// - Parameters:
     ///   - object: the new destination, or `nil`.
     ///   - key: a to-one relationship.
-    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, or an object
-    ///   (this one, or a destination whose inverse must change) that cannot be read from its store.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, an object no
+    ///   longer among the context's objects (`invalidatedObject`), or an object (this one, or a destination whose
+    ///   inverse must change) that cannot be read from its store.
     public func setObject(_ object: ManagedObject?, forKey key: String) throws(ObjectGraphError) {
         let index = try relationshipIndex(key, toMany: false)
         if let object { try checkDestination(object, index) }
@@ -16,8 +17,8 @@ extension ManagedObject {
     /// - Parameters:
     ///   - objects: the new destinations, in order for an ordered relationship.
     ///   - key: a to-many relationship.
-    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, or an object
-    ///   that cannot be read from its store.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a destination of the wrong entity or context, an object no
+    ///   longer among the context's objects (`invalidatedObject`), or an object that cannot be read from its store.
     public func setObjects(_ objects: [ManagedObject], forKey key: String) throws(ObjectGraphError) {
         let index = try relationshipIndex(key, toMany: true)
         for object in objects { try checkDestination(object, index) }
@@ -59,6 +60,14 @@ extension ManagedObject {
         }
         guard object.managedObjectContext === managedObjectContext else {
             throw ObjectGraphError(.wrongContext, "\(object) belongs to another context than \(self)")
+        }
+        // An object out of the context's objects (its insert undone, or its deletion saved) has no row a link could
+        // name: refused now, where the save would refuse the link later and keep refusing until it was undone.
+        for gone in [self, object] where gone.flags.contains(.gone) {
+            throw ObjectGraphError(
+                .invalidatedObject,
+                "\(gone) is no longer among its context's objects (its insert was undone, or its deletion saved)",
+                objectID: gone.objectID)
         }
     }
 

@@ -24,8 +24,8 @@ public struct MutableRelationship {
 
     /// Adds an object (at the end of an ordered relationship).
     /// - Parameter object: an object of the destination entity, in the same context.
-    /// - Throws: ``ObjectGraphError`` for an object of the wrong entity or context, or a relationship that cannot be
-    ///   read.
+    /// - Throws: ``ObjectGraphError`` for an object of the wrong entity or context, an object no longer among the
+    ///   context's objects (`invalidatedObject`), or a relationship that cannot be read.
     public func add(_ object: ManagedObject) throws(ObjectGraphError) {
         try owner.checkDestination(object, index)
         try owner.addToMany(index, object)
@@ -37,7 +37,8 @@ public struct MutableRelationship {
     ///   - position: where it goes, from 0 to the count (to the count less one for an object already there: its
     ///     place among the others).
     /// - Throws: ``ObjectGraphError`` (``ObjectGraphError/Code/wrongValueType``) for a position out of range or an
-    ///   unordered relationship, nothing changed; or for an object of the wrong entity or context.
+    ///   unordered relationship, nothing changed; or for an object of the wrong entity or context, or no longer among
+    ///   the context's objects.
     public func insert(_ object: ManagedObject, at position: Int) throws(ObjectGraphError) {
         try owner.checkDestination(object, index)
         let relationship = owner.entity.relationships[index]
