@@ -279,9 +279,10 @@ struct RandomOrderedEditTests {
     }
 
     /// An object whose insert was undone (or whose deletion was saved) is out of the context's objects: linking it is
-    /// refused at once (it was accepted, and every later save refused until the link was undone).
+    /// refused at once (it was accepted, and every later save refused until the link was undone), and so is a value
+    /// set on it (accepted, and never saved); through a subclass's subscript, the next save throws.
     @Test(arguments: StoreUnderTest.all)
-    func anObjectOutOfTheContextCannotBeLinked(store: StoreUnderTest) throws {
+    func anObjectOutOfTheContextTakesNoLinkAndNoValue(store: StoreUnderTest) throws {
         let context = ManagedObjectContext(coordinator: try store.makeCoordinator(model: try Self.model()))
         let group = try context.insertNewObject(forEntityName: "Group")
         let saved = try context.insertNewObject(forEntityName: "Item")
@@ -296,6 +297,13 @@ struct RandomOrderedEditTests {
             #expect(throws: ObjectGraphError.self, "\(place)") {
                 try group.mutableObjects(forKey: "tags").insert(item, at: 0)
             }
+            // Nor a value: no save would write it.
+            #expect(throws: ObjectGraphError.self, "\(place)") {
+                try item.setAttributeValue(.string("x"), forKey: "name")
+            }
+            #expect(throws: ObjectGraphError.self, "\(place)") {
+                try item.setPrimitiveValue(.string("x"), forKey: "name")
+            }
             #expect(!context.hasChanges, "\(place): nothing changed")
         }
         expectRefused(undone, "\(store): insert undone")
@@ -309,5 +317,7 @@ struct RandomOrderedEditTests {
         try context.save()
         expectRefused(saved, "\(store): deletion saved")
         try context.save()
+        saved["name"] = "lost"
+        #expect(throws: ContextError.self, "\(store): a value set through the subscript") { try context.save() }
     }
 }

@@ -168,7 +168,8 @@ extension ManagedObject {
     ///
     /// The setter is for values the program controls: an unknown key or a value that does not fit the attribute
     /// is a programmer error and stops the program. Values that come from input must go through
-    /// ``set(_:forKey:)``, which throws instead.
+    /// ``set(_:forKey:)``, which throws instead. A value set on an object no longer among its context's objects (its
+    /// insert undone, or its deletion saved) is not kept, and the failure is: the next save throws it.
     /// - Parameter key: an attribute of the object's entity.
     public subscript<T: AttributeConvertible>(key: String) -> T? {
         get {
@@ -185,6 +186,9 @@ extension ManagedObject {
         set {
             do {
                 try setAttributeValue(newValue.map { $0.attributeValue } ?? .null, forKey: key)
+            } catch  where error.code == .invalidatedObject {
+                // Not the program's mistake in a key or type: kept, as a failed read is, for the next save to throw.
+                managedObjectContext?.recordFailure(error)
             } catch {
                 preconditionFailure("\(entity.name).\(key): \(error)")
             }
@@ -319,8 +323,10 @@ extension ManagedObject {
     /// - Parameters:
     ///   - value: The new value (``AttributeValue/null`` for none).
     ///   - key: The attribute's name.
-    /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, or a value that does not convert.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, a value that does not convert, or an
+    ///   object no longer among its context's objects (`invalidatedObject`: its insert undone, or its deletion saved).
     public func setAttributeValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
+        try checkAmongObjects()
         // A value of the attribute's own type (the usual case) goes in as it is: nothing converted or copied.
         if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
             try setAttribute(at: index, value, tracked: true)
@@ -398,14 +404,26 @@ extension ManagedObject {
     /// - Parameters:
     ///   - value: the new value, converted losslessly to the attribute's type.
     ///   - key: an attribute of the object's entity.
-    /// - Throws: ``ObjectGraphError`` for an unknown key or a value that does not convert.
+    /// - Throws: ``ObjectGraphError`` for an unknown key, a value that does not convert, or an object no longer among
+    ///   its context's objects (`invalidatedObject`).
     public func setPrimitiveValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
+        try checkAmongObjects()
         if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
             try setAttribute(at: index, value, tracked: false)
             return
         }
         let (index, converted) = try checkedAttribute(value, key)
         try setAttribute(at: index, converted, tracked: false)
+    }
+
+    /// Refuses a value for an object out of its context's objects (its insert undone, or its deletion saved): no save
+    /// would ever write it. (Undo and redo set such an object's values through their own path.)
+    private func checkAmongObjects() throws(ObjectGraphError) {
+        guard flags.contains(.gone) else { return }
+        throw ObjectGraphError(
+            .invalidatedObject,
+            "\(self) is no longer among its context's objects (its insert was undone, or its deletion saved): a value set on it would never be saved",
+            objectID: objectID)
     }
 
     private func checkedAttribute(_ value: AttributeValue, _ key: String) throws(ObjectGraphError) -> (
