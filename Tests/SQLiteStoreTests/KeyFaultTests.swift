@@ -245,4 +245,24 @@ struct KeyFaultTests {
         #expect(id.primaryKey == 9)
         #expect(renamed != byKey)
     }
+
+    /// A value set through the attribute subscript on a fault whose row another coordinator deleted: not kept, and the
+    /// next save throws the failure (the setter trapped, taking the row's absence for a programmer's error).
+    @Test func aValueSetOnAFaultWhoseRowIsGoneWaitsForTheSave() throws {
+        let (coordinator, store) = try StreamedFetchTests.store(items: 3, specials: 0)
+        let url = try #require(store.description.url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let id = try #require(try context.fetchObjectIDs(FetchRequest(entityName: "Item")).first)
+        let fault = try context.object(with: id)
+        #expect(fault.isFault)
+        // Another coordinator deletes the row.
+        let other = PersistentStoreCoordinator(model: try StreamedFetchTests.model())
+        try other.addPersistentStore(type: SQLiteStore.typeName, url: url)
+        let elsewhere = ManagedObjectContext(coordinator: other)
+        elsewhere.delete(try elsewhere.existingObject(with: id))
+        try elsewhere.save()
+        fault["name"] = "lost"
+        #expect(fault.isFault)
+        #expect(throws: ContextError.self) { try context.save() }
+    }
 }

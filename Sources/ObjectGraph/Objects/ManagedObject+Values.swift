@@ -168,8 +168,9 @@ extension ManagedObject {
     ///
     /// The setter is for values the program controls: an unknown key or a value that does not fit the attribute
     /// is a programmer error and stops the program. Values that come from input must go through
-    /// ``set(_:forKey:)``, which throws instead. A value set on an object no longer among its context's objects (its
-    /// insert undone, or its deletion saved) is not kept, and the failure is: the next save throws it.
+    /// ``set(_:forKey:)``, which throws instead. A value set on a fault whose row cannot be read, or on an object no
+    /// longer among its context's objects (its insert undone, or its deletion saved), is not kept, and the failure is:
+    /// the next save throws it.
     /// - Parameter key: an attribute of the object's entity.
     public subscript<T: AttributeConvertible>(key: String) -> T? {
         get {
@@ -186,8 +187,9 @@ extension ManagedObject {
         set {
             do {
                 try setAttributeValue(newValue.map { $0.attributeValue } ?? .null, forKey: key)
-            } catch  where error.code == .invalidatedObject {
-                // Not the program's mistake in a key or type: kept, as a failed read is, for the next save to throw.
+            } catch  where error.code == .faultNotFulfilled || error.code == .invalidatedObject {
+                // Not the program's mistake in a key or type (a fault whose row is gone, an object no longer among
+                // its context's objects): kept, as a failed read is, for the next save to throw.
                 managedObjectContext?.recordFailure(error)
             } catch {
                 preconditionFailure("\(entity.name).\(key): \(error)")
