@@ -63,12 +63,17 @@ extension ManagedObject {
         }
         // An object out of the context's objects (its insert undone, or its deletion saved) has no row a link could
         // name: refused now, where the save would refuse the link later and keep refusing until it was undone.
-        for gone in [self, object] where gone.flags.contains(.gone) {
-            throw ObjectGraphError(
-                .invalidatedObject,
-                "\(gone) is no longer among its context's objects (its insert was undone, or its deletion saved)",
-                objectID: gone.objectID)
-        }
+        // (Each tested in place: a list of the two cost an allocation per link.)
+        if flags.contains(.gone) { throw Self.outOfContext(self) }
+        if object.flags.contains(.gone) { throw Self.outOfContext(object) }
+    }
+
+    /// The error for linking an object out of its context's objects.
+    private static func outOfContext(_ gone: ManagedObject) -> ObjectGraphError {
+        ObjectGraphError(
+            .invalidatedObject,
+            "\(gone) is no longer among its context's objects (its insert was undone, or its deletion saved)",
+            objectID: gone.objectID)
     }
 
     // MARK: - Operations that keep inverses

@@ -328,7 +328,7 @@ extension ManagedObject {
     /// - Throws: ``ObjectGraphError`` for an unknown key, a relationship key, a value that does not convert, or an
     ///   object no longer among its context's objects (`invalidatedObject`: its insert undone, or its deletion saved).
     public func setAttributeValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
-        try checkAmongObjects()
+        if flags.contains(.gone) { throw valueOutOfContext() }
         // A value of the attribute's own type (the usual case) goes in as it is: nothing converted or copied.
         if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
             try setAttribute(at: index, value, tracked: true)
@@ -409,7 +409,7 @@ extension ManagedObject {
     /// - Throws: ``ObjectGraphError`` for an unknown key, a value that does not convert, or an object no longer among
     ///   its context's objects (`invalidatedObject`).
     public func setPrimitiveValue(_ value: AttributeValue, forKey key: String) throws(ObjectGraphError) {
-        try checkAmongObjects()
+        if flags.contains(.gone) { throw valueOutOfContext() }
         if let index = entity.attributeIndex[key], Self.isOwnType(value, of: index, in: entity) {
             try setAttribute(at: index, value, tracked: false)
             return
@@ -418,11 +418,12 @@ extension ManagedObject {
         try setAttribute(at: index, converted, tracked: false)
     }
 
-    /// Refuses a value for an object out of its context's objects (its insert undone, or its deletion saved): no save
-    /// would ever write it. (Undo and redo set such an object's values through their own path.)
-    private func checkAmongObjects() throws(ObjectGraphError) {
-        guard flags.contains(.gone) else { return }
-        throw ObjectGraphError(
+    /// The error for a value set on an object out of its context's objects (its insert undone, or its deletion
+    /// saved): no save would ever write it. (Undo and redo set such an object's values through their own path.) Made
+    /// out of line: the setters' usual path only tests a flag.
+    @inline(never)
+    private func valueOutOfContext() -> ObjectGraphError {
+        ObjectGraphError(
             .invalidatedObject,
             "\(self) is no longer among its context's objects (its insert was undone, or its deletion saved): a value set on it would never be saved",
             objectID: objectID)
