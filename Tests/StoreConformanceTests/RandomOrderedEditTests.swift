@@ -289,7 +289,6 @@ struct RandomOrderedEditTests {
         try context.save()
         let undone = try context.insertNewObject(forEntityName: "Item")
         context.processPendingChanges()
-        context.undo()
         func expectRefused(_ item: ManagedObject, _ place: String) {
             #expect(throws: ObjectGraphError.self, "\(place)") { try group.mutableObjects(forKey: "items").add(item) }
             #expect(throws: ObjectGraphError.self, "\(place)") { try group.setObjects([item], forKey: "tags") }
@@ -305,10 +304,15 @@ struct RandomOrderedEditTests {
                 try item.setPrimitiveValue(.string("x"), forKey: "name")
             }
             #expect(!context.hasChanges, "\(place): nothing changed")
+            // Out of its context, as Core Data's object deleted from its context is.
+            #expect(item.managedObjectContext == nil, "\(place)")
         }
+        #expect(undone.managedObjectContext === context, "\(store): inserted")
+        context.undo()
         expectRefused(undone, "\(store): insert undone")
         // Redone, the insert is an object again, and links.
         context.redo()
+        #expect(undone.managedObjectContext === context, "\(store): insert redone")
         try group.mutableObjects(forKey: "items").add(undone)
         try context.save()
         #expect(
@@ -317,6 +321,12 @@ struct RandomOrderedEditTests {
         try context.save()
         expectRefused(saved, "\(store): deletion saved")
         try context.save()
+        // The saved deletion undone brings the object back into its context.
+        context.undo()
+        #expect(saved.managedObjectContext === context, "\(store): saved deletion undone")
+        context.redo()
+        try context.save()
+        #expect(saved.managedObjectContext == nil, "\(store): deletion saved again")
         saved["name"] = "lost"
         #expect(throws: ContextError.self, "\(store): a value set through the subscript") { try context.save() }
     }

@@ -488,7 +488,7 @@ public final class ManagedObjectContext {
 
     func delete(_ object: ManagedObject, propagate: Bool) throws(ObjectGraphError) {
         guard !object.isDeleted else { return }
-        guard object.managedObjectContext === self else {
+        guard object.linkedContext === self else {
             throw ObjectGraphError(.wrongContext, "\(object) belongs to another context", objectID: object.objectID)
         }
         try object.fireFault()
@@ -892,7 +892,7 @@ public final class ManagedObjectContext {
     /// - Throws: ``ContextError`` when the object belongs to another context, or when merging cannot read the stored
     ///   object (the object is then left as it was).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(ContextError) {
-        guard object.managedObjectContext === self else {
+        guard object.linkedContext === self else {
             throw .object(
                 ObjectGraphError(.wrongContext, "\(object) belongs to another context", objectID: object.objectID))
         }

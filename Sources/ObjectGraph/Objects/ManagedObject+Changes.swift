@@ -4,7 +4,7 @@ extension ManagedObject {
     /// - Returns: changed keys and their current values.
     /// - Throws: ``ObjectGraphError`` when a relationship cannot be read from the store.
     public func changedValues() throws(ObjectGraphError) -> [String: PredicateValue] {
-        guard let context = managedObjectContext, storage != nil else { return [:] }
+        guard let context = linkedContext, storage != nil else { return [:] }
         let original = context.originals[ObjectIdentifier(self)]
         guard isInserted || original != nil else { return [:] }
         var result: [String: PredicateValue] = [:]
@@ -36,7 +36,7 @@ extension ManagedObject {
     /// - Throws: ``ObjectGraphError`` for an unknown key or a value that cannot be read.
     public func committedValues(forKeys keys: [String]? = nil) throws(ObjectGraphError) -> [String: PredicateValue] {
         let names = keys ?? (entity.attributes.map(\.name) + entity.relationships.map(\.name))
-        guard let context = managedObjectContext, let original = context.originals[ObjectIdentifier(self)] else {
+        guard let context = linkedContext, let original = context.originals[ObjectIdentifier(self)] else {
             if isInserted { return [:] }
             var result: [String: PredicateValue] = [:]
             for name in names { result[name] = try value(forKey: name) }

@@ -58,7 +58,7 @@ extension ManagedObject {
                 "\(entity.name).\(relationship.name) holds \(relationship.destinationEntityName) objects, not \(object.entity.name)"
             )
         }
-        guard object.managedObjectContext === managedObjectContext else {
+        guard object.linkedContext === linkedContext else {
             throw ObjectGraphError(.wrongContext, "\(object) belongs to another context than \(self)")
         }
         // An object out of the context's objects (its insert undone, or its deletion saved) has no row a link could
@@ -147,7 +147,7 @@ extension ManagedObject {
         do {
             try body()
         } catch {
-            managedObjectContext?.recordFailure(error)
+            linkedContext?.recordFailure(error)
         }
     }
 

@@ -180,7 +180,7 @@ extension ManagedObject {
             do {
                 return T(attributeValue: try attributeValue(at: i))
             } catch {
-                managedObjectContext?.recordFailure(error)
+                linkedContext?.recordFailure(error)
                 return nil
             }
         }
@@ -190,7 +190,7 @@ extension ManagedObject {
             } catch  where error.code == .faultNotFulfilled || error.code == .invalidatedObject {
                 // Not the program's mistake in a key or type (a fault whose row is gone, an object no longer among
                 // its context's objects): kept, as a failed read is, for the next save to throw.
-                managedObjectContext?.recordFailure(error)
+                linkedContext?.recordFailure(error)
             } catch {
                 preconditionFailure("\(entity.name).\(key): \(error)")
             }
@@ -212,7 +212,7 @@ extension ManagedObject {
             do {
                 return try toOneObject(at: i) as? T
             } catch {
-                managedObjectContext?.recordFailure(error)
+                linkedContext?.recordFailure(error)
                 return nil
             }
         }
@@ -220,7 +220,7 @@ extension ManagedObject {
             do {
                 try setObject(newValue, forKey: key)
             } catch  where error.code == .faultNotFulfilled || error.code == .invalidatedObject {
-                managedObjectContext?.recordFailure(error)
+                linkedContext?.recordFailure(error)
             } catch {
                 preconditionFailure("\(entity.name).\(key): \(error)")
             }
@@ -238,7 +238,7 @@ extension ManagedObject {
         do {
             return try toManyObjects(at: i).compactMap { $0 as? T }
         } catch {
-            managedObjectContext?.recordFailure(error)
+            linkedContext?.recordFailure(error)
             return []
         }
     }
@@ -312,7 +312,7 @@ extension ManagedObject {
 
     /// The context, or an error when the object has left it.
     func context() throws(ObjectGraphError) -> ManagedObjectContext {
-        guard let context = managedObjectContext else {
+        guard let context = linkedContext else {
             throw ObjectGraphError(.invalidatedObject, "\(objectID) is no longer in a context", objectID: objectID)
         }
         return context
@@ -480,7 +480,7 @@ extension ManagedObject {
         }
         if raw != nil {
             // A raw value from a lenient read is replaced by a typed one (or restored by undo, below).
-            var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]
+            var values = linkedContext?.rawValues[ObjectIdentifier(self)] ?? [:]
             values[index] = nil
             setRawValues(values)
         }
@@ -490,7 +490,7 @@ extension ManagedObject {
             storage.set(index, value, layout: entity)
         } else {
             // Only undo brings back a value that does not fit: the raw value a lenient read kept.
-            var values = managedObjectContext?.rawValues[ObjectIdentifier(self)] ?? [:]
+            var values = linkedContext?.rawValues[ObjectIdentifier(self)] ?? [:]
             values[index] = value
             setRawValues(values)
         }

@@ -81,13 +81,18 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     /// (Read for every object in every change, fetch and save: unchecked for exclusivity; it is replaced only when a
     /// temporary ID becomes permanent, or when a key's ID is made.)
     @exclusivity(unchecked) var identity: Identity
-    /// The context the object lives in (`nil` once the context is gone or the object was removed from it).
+    /// The context the object lives in: `nil` once the context is gone, or the object was removed from it (its
+    /// deletion saved, its unsaved insert undone or rolled back), as Core Data's is once an object is deleted from
+    /// its context.
     public internal(set) var managedObjectContext: ManagedObjectContext? {
-        get {
-            guard let contextLink, contextLink.isAlive else { return nil }
-            return contextLink.context
-        }
+        get { flags.contains(.gone) ? nil : linkedContext }
         set { contextLink = newValue?.link }
+    }
+    /// The context the object was last in while that context lives, even once the object has left its objects: where
+    /// an undo that brings it back, and failures kept for the next save, go.
+    var linkedContext: ManagedObjectContext? {
+        guard let contextLink, contextLink.isAlive else { return nil }
+        return contextLink.context
     }
     /// The way back to the context (not a weak reference: see ``ContextLink``).
     var contextLink: ContextLink?
@@ -212,10 +217,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 "\(objectID) is no longer in a context (the context was reset or released, or its insert was undone "
                     + "or rolled back)", objectID: objectID)
         }
-        guard let context = managedObjectContext, !objectID.isTemporary else {
+        guard let context = linkedContext, !objectID.isTemporary else {
             // A new object made outside a context (or one whose context is gone before its first save): it has no
             // stored values, only the ones it is given.
-            if managedObjectContext == nil && objectID.isTemporary {
+            if linkedContext == nil && objectID.isTemporary {
                 allocateEmptyStorage()
                 return
             }
@@ -356,7 +361,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             return
         }
         flags.insert(.hasRawValues)
-        managedObjectContext?.rawValues[ObjectIdentifier(self)] = raw
+        linkedContext?.rawValues[ObjectIdentifier(self)] = raw
     }
 
     /// Drops the raw values a lenient read kept, if any (no dictionary made to say there are none: a fetch asks this
@@ -364,13 +369,13 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     @inline(__always) func clearRawValues() {
         guard flags.contains(.hasRawValues) else { return }
         flags.remove(.hasRawValues)
-        managedObjectContext?.rawValues[ObjectIdentifier(self)] = nil
+        linkedContext?.rawValues[ObjectIdentifier(self)] = nil
     }
 
     /// The raw (unconverted) value of attribute `index`, when a lenient read kept one.
     func rawValue(at index: Int) -> AttributeValue? {
         guard flags.contains(.hasRawValues) else { return nil }
-        return managedObjectContext?.rawValues[ObjectIdentifier(self)]?[index]
+        return linkedContext?.rawValues[ObjectIdentifier(self)]?[index]
     }
 
     /// The object's value buffer, its fault fired first.
@@ -388,7 +393,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         let storage = try loadedStorage()
         let values = SlotValues(layout: entity, storage: storage.copy(layout: entity))
         for slot in entity.transientAttributeSlots { values.storage.set(slot, .null, layout: entity) }
-        if flags.contains(.hasRawValues), let raw = managedObjectContext?.rawValues[ObjectIdentifier(self)] {
+        if flags.contains(.hasRawValues), let raw = linkedContext?.rawValues[ObjectIdentifier(self)] {
             for (slot, value) in raw { values.set(value, at: slot) }
         }
         return values
