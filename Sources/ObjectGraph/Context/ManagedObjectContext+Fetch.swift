@@ -343,6 +343,10 @@ extension ManagedObjectContext {
 
     /// Runs a fetch request of any result type: objects, object IDs, dictionaries (with aggregate expressions and
     /// grouping) or a count.
+    ///
+    /// Objects, IDs and counts include this context's unsaved changes as ``fetch(_:)`` does (unless the request's
+    /// ``FetchRequest/includesPendingChanges`` is `false`). Dictionaries, as Core Data's, are the stores' state
+    /// whatever that property says: a value changed here, an unsaved insert or an unsaved deletion is not in them.
     /// - Parameter request: the fetch request.
     /// - Returns: the result, of the request's result type.
     /// - Throws: ``ContextError`` as ``fetch(_:)`` does.
@@ -352,7 +356,18 @@ extension ManagedObjectContext {
             unbounded.fetchLimit = 0
             unbounded.fetchOffset = 0
         }
-        let objects = try fetch(unbounded)
+        guard request.resultType == .dictionary, hasChanges else { return try execute(request, over: fetch(unbounded)) }
+        // The stored objects, read in a context of their own (this one's objects hold its changes); it lives until the
+        // dictionaries are made (their key paths may fire its faults).
+        let stored = ManagedObjectContext(coordinator: persistentStoreCoordinator)
+        unbounded.includesPendingChanges = false
+        return try withExtendedLifetime(stored) { () throws(ContextError) in
+            try execute(request, over: stored.fetch(unbounded))
+        }
+    }
+
+    /// The result of `request` of the objects it matches.
+    private func execute(_ request: FetchRequest, over objects: [ManagedObject]) throws(ContextError) -> FetchResult {
         switch request.resultType {
         case .managedObject: return .objects(objects.map { .object($0) })
         case .managedObjectID: return .objects(objects.map { .url($0.objectID.uriRepresentation) })

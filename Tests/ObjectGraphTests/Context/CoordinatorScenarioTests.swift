@@ -281,6 +281,69 @@ struct MigrationTests {
         #expect(ids.count == 2)
     }
 
+    /// Dictionary results (and their aggregates) are the stores' state, as Core Data's are whatever
+    /// `includesPendingChanges` says: a changed value, an unsaved insert and an unsaved deletion are not in them,
+    /// and reading them changes nothing in the context. Objects, IDs and counts include the changes.
+    @Test func dictionaryResultsAreTheStoredState() throws {
+        let context = try Company.context()
+        let sales = try Company.department("Sales", staff: ["Ann", "Bob", "Cid"], in: context)
+        try context.save()
+        let staff = try context.fetch(
+            FetchRequest(entityName: "Employee", sortDescriptors: [ObjectSortDescriptor(keyPath: "name")]))
+        try staff[0].setAttributeValue(.integer32(5000), forKey: "salary")
+        context.delete(staff[2])
+        try Company.department("Hires", staff: ["Dan"], in: context)
+        let dan = try context.fetch(
+            FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name == 'Dan'")))
+        #expect(dan.count == 1)
+        try sales.mutableObjects(forKey: "employees").add(try #require(dan.first))
+        var totals = FetchRequest(entityName: "Employee", resultType: .dictionary)
+        totals.propertiesToFetch = [
+            .property("department.name"), .expression(.aggregate(.sum, of: "salary", as: "total")),
+        ]
+        totals.propertiesToGroupBy = ["department.name"]
+        var rows = FetchRequest(entityName: "Employee", resultType: .dictionary)
+        rows.propertiesToFetch = [.property("name"), .property("salary")]
+        rows.sortDescriptors = [ObjectSortDescriptor(keyPath: "name")]
+        for includesPendingChanges in [true, false] {
+            totals.includesPendingChanges = includesPendingChanges
+            rows.includesPendingChanges = includesPendingChanges
+            guard case .dictionaries(let grouped) = try context.execute(totals) else {
+                Issue.record("dictionaries")
+                return
+            }
+            #expect(grouped.count == 1)
+            #expect(grouped.first?["total"] == .integer(3000) && grouped.first?["department.name"] == .string("Sales"))
+            guard case .dictionaries(let read) = try context.execute(rows) else {
+                Issue.record("dictionaries")
+                return
+            }
+            #expect(read.map { $0["name"]?.string } == ["Ann", "Bob", "Cid"])
+            #expect(read.first?["salary"] == .integer(1000))
+        }
+        // The context's changes are as they were; objects and counts include them.
+        #expect(try staff[0].attributeValue(forKey: "salary") == .integer32(5000))
+        #expect(staff[2].isDeleted)
+        #expect(try Company.names(context, "Employee") == ["Ann", "Bob", "Dan"])
+        var count = FetchRequest(entityName: "Employee", resultType: .count)
+        guard case .count(3) = try context.execute(count) else {
+            Issue.record("count with the changes")
+            return
+        }
+        count.includesPendingChanges = false
+        guard case .count(3) = try context.execute(count) else {
+            Issue.record("count of the stored objects")
+            return
+        }
+        try context.save()
+        totals.includesPendingChanges = true
+        guard case .dictionaries(let saved) = try context.execute(totals) else {
+            Issue.record("dictionaries")
+            return
+        }
+        #expect(saved.count == 1 && saved.first?["total"] == .integer(7000))
+    }
+
     @Test func aSaveAcrossStoresIsAllOrNothing() throws {
         JSONTestStore.register()
         let coordinator = PersistentStoreCoordinator(model: try ConfigurationTests.model())
