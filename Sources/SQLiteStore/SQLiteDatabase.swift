@@ -198,6 +198,20 @@ final class SQLiteDatabase {
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw error(status, "running \(sql.prefix(200))") }
     }
 
+    /// Runs a statement whose every parameter was bound for this row with ``bindInRow(_:_:_:)`` (a run of inserts),
+    /// then resets it. Its bindings are not cleared: the next row of the run binds every parameter again before it
+    /// steps, and ``statement(_:)`` clears them before any other use (SQLite reads a binding only when it steps).
+    func stepBoundRow(_ statement: OpaquePointer, sql: String) throws(SQLiteStoreError) {
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else {
+            let failure = error(status, "running \(sql.prefix(200))")
+            abandonRow(statement)
+            throw failure
+        }
+        sqlite3_reset(statement)
+        rowTexts.reset()
+    }
+
     /// Gives up a row bound with ``bindInRow(_:_:_:)`` (a value failed before it was written): the statement is reset
     /// and its bindings cleared, and the row space is free again.
     func abandonRow(_ statement: OpaquePointer) {

@@ -581,7 +581,7 @@ extension SQLiteStore {
                     database.abandonRow(statement)
                     throw error
                 }
-                try database.stepRow(statement, sql: sql)
+                try database.stepBoundRow(statement, sql: sql)
                 i += 1
             } while i < snapshots.count && snapshots[i].objectID.entityName == entityName
         }

@@ -40,4 +40,32 @@ struct NameIndexTests {
         #expect(index["na" + "me"] == 0)
         #expect(index[Substring("xy").dropLast().description] == 2)
     }
+
+    /// A short name held in a buffer of its own (not in place, as a literal of up to 15 bytes is) and a name held
+    /// in place where the index's is in a buffer find their slots: equal names whatever their representations.
+    @Test func aNameFoundInEitherRepresentation() {
+        func buffered(_ text: String) -> String {
+            var name = String()
+            name.reserveCapacity(64)
+            name.append(contentsOf: text)
+            return name
+        }
+        let short = buffered("name")
+        #expect(unsafeBitCast(short, to: (UInt64, UInt64).self) != unsafeBitCast("name", to: (UInt64, UInt64).self))
+        let index = NameIndex(["x", "name", buffered("price"), "attributeWithALongerName1"])
+        #expect(index[short] == 1)
+        #expect(index["name"] == 1)
+        #expect(index["price"] == 2)
+        #expect(index[buffered("price")] == 2)
+        #expect(index[buffered("pric")] == nil)
+        #expect(index["attributeWithALongerName1"] == 3)
+        #expect(index[buffered("attributeWithALongerName")] == nil)
+        // Names that share their first eight bytes, or differ in the last of fifteen.
+        let similar = NameIndex(["abcdefgh1", "abcdefgh2", "abcdefghijklmno", "abcdefghijklmnp"])
+        for (slot, name) in ["abcdefgh1", "abcdefgh2", "abcdefghijklmno", "abcdefghijklmnp"].enumerated() {
+            #expect(similar[name] == slot)
+            #expect(similar[buffered(name)] == slot)
+        }
+        #expect(similar["abcdefgh3"] == nil)
+    }
 }

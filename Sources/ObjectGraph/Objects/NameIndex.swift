@@ -3,8 +3,10 @@
 ///
 /// A dictionary hashes the whole name with SipHash on every lookup (about 340 instructions for a ten-letter name, a
 /// sixth of setting a value by key). Here a name is hashed with FNV-1a over its UTF-8 bytes into a small open-addressed
-/// table and the name found there is compared whole. The hash has no seed, so names made to collide would make
-/// lookups linear: entities with many properties use the dictionary instead.
+/// table and the name found there is compared whole. Before that, a name is looked for by its representation (the two
+/// words of the `String`), which any name of up to 15 UTF-8 bytes shares with every equal name: most lookups read no
+/// byte of the name. The hashes have no seed, so names made to collide would make lookups linear: entities with many
+/// properties use the dictionary instead.
 package final class NameIndex: Sendable, Sequence {
     /// The names in slot order and their slots (a name given twice keeps its first slot, as before).
     private let names: [String]
@@ -13,6 +15,12 @@ package final class NameIndex: Sendable, Sequence {
     private let table: [Int32]
     /// The dictionary, for entities with more names than ``largest``.
     private let dictionary: [String: Int]?
+    /// The names' representations (the two words a `String` is), and positions in `names` plus one by a hash of
+    /// them, as `table`: a name given as the same representation — any two equal names of up to 15 UTF-8 bytes
+    /// (held in place, not in a buffer), or the same buffer — is found with no pass over its bytes; any other goes
+    /// the long way. (Equal representations are equal strings; equal strings need not have equal representations.)
+    private let representations: [Representation]
+    private let representationTable: [Int32]
 
     /// The most names kept in the table.
     static let largest = 64
@@ -31,18 +39,42 @@ package final class NameIndex: Sendable, Sequence {
         guard unique.count <= Self.largest else {
             dictionary = Dictionary(uniqueKeysWithValues: zip(unique, slots))
             table = []
+            representations = []
+            representationTable = []
             return
         }
         dictionary = nil
         var size = 8
         while size < unique.count * 2 { size *= 2 }
         var table = [Int32](repeating: 0, count: size)
+        var representationTable = [Int32](repeating: 0, count: size)
         for (position, name) in unique.enumerated() {
             var place = Self.hash(name) & (size - 1)
             while table[place] != 0 { place = (place + 1) & (size - 1) }
             table[place] = Int32(position + 1)
+            place = Representation(name).hash & (size - 1)
+            while representationTable[place] != 0 { place = (place + 1) & (size - 1) }
+            representationTable[place] = Int32(position + 1)
         }
         self.table = table
+        self.representationTable = representationTable
+        representations = unique.map(Representation.init)
+    }
+
+    /// The two words of a string's representation, as bits (no reference taken: a large string's buffer is compared
+    /// by address only, and ``NameIndex/names`` keeps its own names' buffers alive).
+    private struct Representation: Equatable {
+        let low: UInt64
+        let high: UInt64
+
+        init(_ name: String) {
+            (low, high) = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        }
+
+        var hash: Int {
+            let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 31))
+        }
     }
 
     /// FNV-1a over the name's UTF-8 bytes (read in place: a native or small string has them contiguous).
@@ -59,7 +91,15 @@ package final class NameIndex: Sendable, Sequence {
     package subscript(name: String) -> Int? {
         if let dictionary { return dictionary[name] }
         let mask = table.count - 1
-        var place = Self.hash(name) & mask
+        let representation = Representation(name)
+        var place = representation.hash & mask
+        while true {
+            let entry = Int(representationTable[place])
+            if entry == 0 { break }
+            if representations[entry - 1] == representation { return slots[entry - 1] }
+            place = (place + 1) & mask
+        }
+        place = Self.hash(name) & mask
         while true {
             let entry = Int(table[place])
             if entry == 0 { return nil }
