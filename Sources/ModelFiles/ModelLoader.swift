@@ -46,6 +46,13 @@ public enum ModelLoader {
             }
         }
         if data.starts(with: Array("bplist".utf8)) {
+            // A .momd's list of versions is a property list too, but no model. (A list that cannot be read is left
+            // to the reading below, which names what is wrong with it.)
+            if Self.isVersionList(data) {
+                throw ModelFileError(
+                    .unrecognizedFormat, path: path,
+                    "the version list of a compiled model bundle (VersionInfo.plist), not a model: open the .momd")
+            }
             return try wrap(path) { () throws(ModelFileError) in
                 var reader = CompiledModelReader(archive: try KeyedArchive(data: data))
                 let model = try reader.read()
@@ -57,9 +64,25 @@ public enum ModelLoader {
                 LoadedModel(model: try XcodeModelReader.read(data), format: .contents, path: path, warnings: [])
             }
         }
+        if data.starts(with: Array("momv2".utf8)) {
+            // Xcode writes one beside each version's .mom in a .momd; its layout is not documented.
+            throw ModelFileError(
+                .unrecognizedFormat, path: path,
+                "an optimized compiled model (.omo), which is not read: open the .mom beside it, or the .momd")
+        }
         throw ModelFileError(
             .unrecognizedFormat, path: path,
             "not a model: expected Xcode 'contents' XML or a compiled .mom (binary property list)")
+    }
+
+    /// Whether `data` is a property list with the version hashes of a `.momd`'s `VersionInfo.plist`.
+    private static func isVersionList(_ data: Data) -> Bool {
+        do {
+            guard case .dictionary(let entries) = try PropertyList.read(data) else { return false }
+            return entries["NSManagedObjectModel_VersionHashes"] != nil
+        } catch {
+            return false
+        }
     }
 
     /// Loads every version of a model: each `.xcdatamodel` of an `.xcdatamodeld`, each `.mom` of a `.momd` (with the

@@ -82,6 +82,31 @@ struct MalformedInputTests {
         #expect(error.path == url.path)
     }
 
+    /// An optimized compiled model (`.omo`, beside each `.mom` of a `.momd`; its layout is not documented) is named
+    /// as such, with the file to open instead.
+    @Test func anOptimizedModelIsNamed() throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("Model.omo")
+        try Data("momv2$srsraori5571710".utf8 + [0, 0, 0x24, 0x84]).write(to: url)
+        let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: url) }
+        #expect(error.code == .unrecognizedFormat)
+        #expect(error.description.contains(".omo") && error.description.contains(".mom beside it"), "\(error)")
+        #expect(error.path == url.path)
+    }
+
+    /// A `.momd`'s `VersionInfo.plist` opened as a model is named as such (it was reported as a keyed archive without
+    /// its archiver).
+    @Test func aVersionListIsNamed() throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("VersionInfo.plist")
+        let list: PropertyList = .dictionary([
+            "NSManagedObjectModel_CurrentVersionName": .string("Model"),
+            "NSManagedObjectModel_VersionHashes": .dictionary(["Model": .dictionary(["Item": .data(Data(count: 32))])]),
+        ])
+        try BinaryPropertyListWriter.data(list).write(to: url)
+        let error = try #require(throws: ModelFileError.self) { try ModelLoader.load(from: url) }
+        #expect(error.code == .unrecognizedFormat)
+        #expect(error.description.contains("VersionInfo.plist") && error.description.contains(".momd"), "\(error)")
+    }
+
     @Test func wrongValueTypesAreRejected() throws {
         let cases = [
             #"<model><entity name="A"><attribute name="n" attributeType="Integer 16" defaultValueString="70000"/></entity></model>"#,
