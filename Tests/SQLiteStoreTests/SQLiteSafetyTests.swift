@@ -89,6 +89,18 @@ struct SQLiteSafetyTests {
             try scalar(url, "SELECT ZSALARY = '12abc' AND typeof(ZSALARY) = 'text' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'")
                 == 1)
         #expect(try scalar(url, "SELECT ZEMAIL = 'ann@example.com' FROM ZEMPLOYEE WHERE ZNAME = 'Ann'") == 1)
+        // A new value replaces it; undo brings the raw value back (and redo the new one).
+        context.undoManager = UndoManager()
+        try ann.setAttributeValue(.integer32(7), forKey: "salary")
+        #expect(context.hasChanges)
+        #expect(try ann.attributeValue(forKey: "salary") == .integer32(7))
+        context.undo()
+        #expect(try ann.attributeValue(forKey: "salary") == .string("12abc"))
+        #expect(!context.hasChanges)
+        context.redo()
+        #expect(try ann.attributeValue(forKey: "salary") == .integer32(7))
+        context.undo()
+        #expect(try ann.attributeValue(forKey: "salary") == .string("12abc"))
         // And a new value replaces it, as a typed value.
         try ann.setAttributeValue(.integer32(5), forKey: "salary")
         try context.save()

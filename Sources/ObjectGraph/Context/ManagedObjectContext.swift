@@ -554,7 +554,8 @@ public final class ManagedObjectContext {
         // As `willChange(_:)` and then `recordAttribute(_:of:storage:)`, with one lookup of the object's state: the
         // first change of a read object (its usual change) makes the state with the attribute recorded and adds it.
         validatedGeneration = nil
-        if recordAttribute(index, of: object, storage: storage) || object.isInserted { return }
+        // (An inserted object has no original state: none is ever recorded for one, so none is looked up.)
+        if object.isInserted || recordAttribute(index, of: object, storage: storage) { return }
         var state = originalState(of: object)
         state.record(object.rawValue(at: index) ?? storage.value(index, layout: object.entity), attribute: index)
         originals.add(ObjectIdentifier(object), state)
@@ -576,6 +577,7 @@ public final class ManagedObjectContext {
     /// destinations are recorded if the first change of the object left them out.
     func willChange(_ object: ManagedObject, relationship index: Int) {
         willChange(object)
+        if object.isInserted { return }
         let key = ObjectIdentifier(object)
         // An object without recorded originals (an inserted one) has nothing to record: its destinations are not
         // listed (that costs as much as the relationship is long, on every change).

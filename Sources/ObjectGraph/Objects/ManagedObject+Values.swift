@@ -449,13 +449,25 @@ extension ManagedObject {
     func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) throws(ObjectGraphError) {
         try fireFault()
         guard let storage else { throw unfilled() }
-        let raw = rawValue(at: index)
-        // The same value again changes nothing: compared where it is (no value made) unless a raw value stands for it.
-        if let raw {
+        if flags.contains(.hasRawValues), let raw = rawValue(at: index) {
+            // A raw value from a lenient read stands for the slot's: compared, replaced (and restored by undo) as it is.
             if raw == value { return }
-        } else if storage.holds(index, value, layout: entity) {
+            change(index, to: value, replacing: raw, tracked: tracked, storage: storage)
             return
         }
+        // The same value again changes nothing: compared where it is (no value made).
+        if storage.holds(index, value, layout: entity) { return }
+        // (No raw value: the usual path, where the copy inlined here has no optional value to test or let go.)
+        change(index, to: value, replacing: nil, tracked: tracked, storage: storage)
+    }
+
+    /// Sets attribute `index` to `value`, a value it does not hold, over `raw` (the raw value a lenient read kept in
+    /// its place, if any): recorded for undo, the context and observers when `tracked`.
+    @inline(__always)
+    private func change(
+        _ index: Int, to value: AttributeValue, replacing raw: AttributeValue?, tracked: Bool,
+        storage: AttributeStorage
+    ) {
         // The context, loaded once and not retained: nothing below lets it go (no code of the app runs before the
         // observers are told, and they are told without it).
         let unretained = unretainedContext
