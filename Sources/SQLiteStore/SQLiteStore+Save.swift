@@ -159,19 +159,21 @@ extension SQLiteStore {
     /// raise `Z_MAX` so that new keys never collide.
     private func highestKeys(of inserted: UnsafeBufferPointer<ObjectSnapshot>) -> [Int64: Int64] {
         var highest: [Int64: Int64] = [:]
-        var last: (entityName: String, root: Int64)?
+        // Objects come in runs of one entity: the root's number is looked up, and the table updated, once per run.
+        var runEntity: String? = nil
+        var runRoot: Int64 = 0
+        var runHighest: Int64 = 0
         for i in inserted.indices {
             let id = inserted[i].objectID
-            // The root's number is looked up once per run of one entity.
-            let root: Int64
-            if let last, last.entityName == id.entityName {
-                root = last.root
-            } else {
-                root = schema.number(model.rootEntity(of: id.entityName))
-                last = (id.entityName, root)
+            if id.entityName != runEntity {
+                if runEntity != nil { highest[runRoot] = max(highest[runRoot] ?? 0, runHighest) }
+                runEntity = id.entityName
+                runRoot = schema.number(model.rootEntity(of: id.entityName))
+                runHighest = 0
             }
-            highest[root] = max(highest[root] ?? 0, id.primaryKey)
+            runHighest = max(runHighest, id.primaryKey)
         }
+        if runEntity != nil { highest[runRoot] = max(highest[runRoot] ?? 0, runHighest) }
         return highest
     }
 

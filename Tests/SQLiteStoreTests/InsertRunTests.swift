@@ -4,6 +4,7 @@ import ObjectGraph
 import SQLiteStore
 import TestSupport
 import Testing
+import XMLStore
 
 /// A save's inserts of one entity are written as a run through one statement whose bindings are not cleared between
 /// rows, each row binding every column: a value missing from a row (nil, no destination) is written as NULL, never
@@ -31,6 +32,44 @@ import Testing
                 <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
                 <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">\(entities)</model>
                 """.utf8))
+    }
+
+    /// Objects written with the keys they had elsewhere (an XML store numbers every object from one counter) raise
+    /// each root entity's `Z_MAX` to its highest key, whatever the order of the entities' runs: objects inserted
+    /// after get keys of their own.
+    @Test func keysGivenElsewhereRaiseEachRootsCounter() throws {
+        SQLiteStore.register()
+        XMLStore.register()
+        let model = try Self.model(
+            #"<entity name="Car"><attribute name="name" optional="YES" attributeType="String"/></entity>"#
+                + #"<entity name="Van" parentEntity="Car"/>"#
+                + #"<entity name="Group"><attribute name="name" optional="YES" attributeType="String"/></entity>"#)
+        let directory = try Fixtures.temporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let xml = try coordinator.addPersistentStore(
+            type: XMLStore.typeName, url: directory.appendingPathComponent("cars.xml"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (i, entity) in ["Group", "Car", "Van", "Group", "Car", "Van", "Van", "Group"].enumerated() {
+            try context.insertNewObject(forEntityName: entity).setAttributeValue(
+                .string("\(entity) \(i)"), forKey: "name")
+        }
+        try context.save()
+        let url = directory.appendingPathComponent("cars.sqlite")
+        let (_, mapping) = try coordinator.replacePersistentStore(xml, withCopyAt: url, type: SQLiteStore.typeName)
+        context.adoptSavedChanges(mapping: mapping)
+        let highestCar = try scalar(url, "SELECT MAX(Z_PK) FROM ZCAR")
+        let highestGroup = try scalar(url, "SELECT MAX(Z_PK) FROM ZGROUP")
+        #expect(highestCar > 5 && highestGroup > 5, "the copy keeps the XML store's keys")
+        #expect(try scalar(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Car'") == highestCar)
+        #expect(try scalar(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Group'") == highestGroup)
+        // New objects of each root get keys past those.
+        try context.insertNewObject(forEntityName: "Van").setAttributeValue(.string("new van"), forKey: "name")
+        try context.insertNewObject(forEntityName: "Group").setAttributeValue(.string("new group"), forKey: "name")
+        try context.save()
+        #expect(try scalar(url, "SELECT Z_PK FROM ZCAR WHERE ZNAME = 'new van'") == highestCar + 1)
+        #expect(try scalar(url, "SELECT Z_PK FROM ZGROUP WHERE ZNAME = 'new group'") == highestGroup + 1)
+        #expect(try scalar(url, "SELECT COUNT(*) FROM ZCAR") == 6)
+        #expect(try scalar(url, "SELECT COUNT(*) FROM ZGROUP") == 4)
     }
 
     /// Rows alternate between every value set and none, in one save: read back from a new coordinator, each row
