@@ -30,7 +30,10 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     /// Problems that do not stop the model from working, such as a relationship with no inverse.
     public let warnings: [ModelError.Problem]
 
-    let entityIndexByName: [String: Int]
+    /// The position of each entity by name (a lookup every insert and fetch by entity name makes).
+    let entityIndexByName: NameIndex
+    /// The layout of each entity, by position.
+    private let layoutsByIndex: [EntityLayout?]
     let parentIndex: [Int?]
     let subentityIndexes: [[Int]]
     let resolvedAttributes: [[AttributeDescription]]
@@ -65,13 +68,15 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         self.composites = composites
         self.versionIdentifiers = Array(Set(versionIdentifiers.filter { !$0.isEmpty })).sorted()
         self.warnings = builder.warnings
-        self.entityIndexByName = builder.indexByName
+        self.entityIndexByName = NameIndex(entities.map(\.name))
         self.parentIndex = builder.parentIndex
         self.subentityIndexes = builder.subentityIndexes
         self.resolvedAttributes = builder.resolvedAttributes
         self.resolvedRelationships = builder.resolvedRelationships
         self.resolvedFetchedProperties = builder.resolvedFetchedProperties
-        self.layouts = builder.makeLayouts(composites: composites)
+        let layouts = builder.makeLayouts(composites: composites)
+        self.layouts = layouts
+        self.layoutsByIndex = entities.map { layouts[$0.name] }
     }
 
     /// Merges several models into one.
@@ -104,7 +109,7 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     /// - Parameter entityName: the entity.
     /// - Returns: the layout, or `nil` for an unknown entity.
     public func layout(of entityName: String) -> EntityLayout? {
-        layouts[entityName]
+        entityIndexByName[entityName].flatMap { layoutsByIndex[$0] }
     }
 
     /// The entity with this name.
