@@ -25,14 +25,8 @@ import XMLStore
         </entity>
         """
 
-    static func model(_ entities: String) throws -> ManagedObjectModel {
-        try ModelLoader.readContents(
-            Data(
-                """
-                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">\(entities)</model>
-                """.utf8))
-    }
+    /// A model of `entities` (as `PrimaryKeyRowTests` makes them).
+    static func model(_ entities: String) throws -> ManagedObjectModel { try PrimaryKeyRowTests.model(entities) }
 
     /// Objects written with the keys they had elsewhere (an XML store numbers every object from one counter) raise
     /// each root entity's `Z_MAX` to its highest key, whatever the order of the entities' runs: objects inserted
