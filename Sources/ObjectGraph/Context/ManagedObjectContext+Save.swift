@@ -291,7 +291,7 @@ extension ManagedObjectContext {
                 // Where the store changed a property too, its value wins.
                 let reference = ManagedObject(layout: object.entity, objectID: object.objectID)
                 try reference.fill(from: stored)
-                let (storage, referenceStorage) = (try object.loadedStorage(), try reference.loadedStorage())
+                let (storage, referenceStorage) = (try object.writableStorage(), try reference.loadedStorage())
                 for i in layout.attributes.indices where !layout.attributes[i].isTransient {
                     let storeValue = referenceStorage.value(i, layout: layout)
                     if storeValue != committed[i] { storage.set(i, storeValue, layout: layout) }

@@ -936,7 +936,7 @@ public final class ManagedObjectContext {
         let reference = ManagedObject(layout: layout, objectID: object.objectID)
         try reference.fill(from: stored)
         let referenceStorage = try reference.loadedStorage()
-        let storage = try object.loadedStorage()
+        let storage = try object.writableStorage()
         // No recorded state: nothing changed here.
         let original = originals[ObjectIdentifier(object)]
         let saved = (isMerging, undoManager)

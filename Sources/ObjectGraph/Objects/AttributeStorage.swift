@@ -156,6 +156,39 @@ struct AttributeStorage {
         (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self) + index
     }
 
+    /// The values that own this buffer while an object borrows it (see ``SlotValues/lend()``), with the retain the
+    /// object holds on them; nil for a buffer nothing lends.
+    func lender(layout: EntityLayout) -> Unmanaged<SlotValues>? {
+        base.load(fromByteOffset: layout.lenderOffset, as: UnsafeRawPointer?.self).map {
+            Unmanaged<SlotValues>.fromOpaque($0)
+        }
+    }
+
+    /// Records (or, with nil, forgets) the values that lend this buffer to an object.
+    func setLender(_ lender: Unmanaged<SlotValues>?, layout: EntityLayout) {
+        base.storeBytes(
+            of: lender.map { UnsafeRawPointer($0.toOpaque()) }, toByteOffset: layout.lenderOffset,
+            as: UnsafeRawPointer?.self)
+    }
+
+    /// Moves the relationship slots into `other` (whose slots point nowhere, as in a ``copy(layout:)``), leaving
+    /// these pointing nowhere: nothing retained or released.
+    func moveRelationships(to other: AttributeStorage, layout: EntityLayout) {
+        let size = layout.lenderOffset - layout.relationshipOffset
+        (other.base + layout.relationshipOffset).copyMemory(from: base + layout.relationshipOffset, byteCount: size)
+        (base + layout.relationshipOffset).copyMemory(
+            from: layout.emptyStorage + layout.relationshipOffset, byteCount: size)
+    }
+
+    /// Lets go of what the relationship slots hold, leaving them pointing nowhere (the attributes as they are).
+    func clearRelationships(layout: EntityLayout) {
+        let relationships = (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self)
+        for index in 0..<layout.relationshipCount {
+            _ = (relationships + index).move()
+            (relationships + index).initialize(to: .unresolvedToOne(nil))
+        }
+    }
+
     /// Releases the values, the relationship slots and the buffer.
     func free(layout: EntityLayout) {
         let relationships = (base + layout.relationshipOffset).assumingMemoryBound(to: RelationshipSlot.self)

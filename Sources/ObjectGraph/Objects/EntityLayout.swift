@@ -66,12 +66,15 @@ public final class EntityLayout: Sendable {
     /// The slots whose values hold references (strings, data, URLs, other values): the only ones a copy retains and
     /// a release lets go.
     let referenceSlots: [AttributeSlot]
-    /// The size of an object's value buffer: the attributes, then the relationship slots.
+    /// The size of an object's value buffer: the attributes, then the relationship slots, then the word that names the
+    /// buffer's owner while an object borrows it (see ``AttributeStorage/lender(layout:)``).
     let storageSize: Int
     let nullBytes: Int
     /// Where the relationship slots start in an object's value buffer, and how many there are.
     let relationshipOffset: Int
     let relationshipCount: Int
+    /// Where the word that names a borrowed buffer's owner is (null in every buffer nothing borrows).
+    let lenderOffset: Int
     /// The alignment of an object's value buffer: the largest of its slots' (a larger one than `malloc` gives by
     /// itself would make every allocation an aligned one, which costs more).
     let storageAlignment: Int
@@ -141,7 +144,9 @@ public final class EntityLayout: Sendable {
         let alignment = MemoryLayout<RelationshipSlot>.alignment
         relationshipOffset = (offset + alignment - 1) / alignment * alignment
         relationshipCount = relationships.count
-        storageSize = max(relationshipOffset + relationshipCount * MemoryLayout<RelationshipSlot>.stride, 1)
+        // (A relationship slot's alignment is a pointer's: the word after them is aligned.)
+        lenderOffset = relationshipOffset + relationshipCount * MemoryLayout<RelationshipSlot>.stride
+        storageSize = lenderOffset + MemoryLayout<UnsafeRawPointer?>.size
         storageAlignment = slots.reduce(alignment) { max($0, $1.kind.alignment) }
         emptyStorage = AttributeStorage.makeEmpty(
             slots: slots, size: storageSize, alignment: storageAlignment, relationshipOffset: relationshipOffset,

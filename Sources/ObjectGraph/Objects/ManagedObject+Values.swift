@@ -448,17 +448,17 @@ extension ManagedObject {
 
     func setAttribute(at index: Int, _ value: AttributeValue, tracked: Bool) throws(ObjectGraphError) {
         try fireFault()
-        guard let storage else { throw unfilled() }
+        guard let loaded = storage else { throw unfilled() }
         if flags.contains(.hasRawValues), let raw = rawValue(at: index) {
             // A raw value from a lenient read stands for the slot's: compared, replaced (and restored by undo) as it is.
             if raw == value { return }
-            change(index, to: value, replacing: raw, tracked: tracked, storage: storage)
+            change(index, to: value, replacing: raw, tracked: tracked, storage: ownedStorage(loaded))
             return
         }
         // The same value again changes nothing: compared where it is (no value made).
-        if storage.holds(index, value, layout: entity) { return }
+        if loaded.holds(index, value, layout: entity) { return }
         // (No raw value: the usual path, where the copy inlined here has no optional value to test or let go.)
-        change(index, to: value, replacing: nil, tracked: tracked, storage: storage)
+        change(index, to: value, replacing: nil, tracked: tracked, storage: ownedStorage(loaded))
     }
 
     /// Sets attribute `index` to `value`, a value it does not hold, over `raw` (the raw value a lenient read kept in

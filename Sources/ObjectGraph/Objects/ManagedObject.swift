@@ -138,6 +138,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         /// past (an undo may still set its properties, which change nothing a save writes; an undo that brings it
         /// back inserts it again).
         static let gone = Flags(rawValue: 32)
+        /// ``storage`` is borrowed from the ``SlotValues`` its lender word names (see ``SlotValues/lend()``): its
+        /// attributes are copied before one changes (``ownedStorage(_:)``).
+        static let borrowsStorage = Flags(rawValue: 64)
     }
 
     /// Creates an object of `entity`; the context calls this for fetched objects and for inserts. A fetch calls it
@@ -182,7 +185,56 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     }
 
     deinit {
-        storage?.free(layout: entity)
+        releaseStorage()
+    }
+
+    /// Lets go of the value buffer: frees it, or, when it is borrowed, lets its relationship slots point nowhere and
+    /// ends the loan (the lender frees it when it goes).
+    private func releaseStorage() {
+        guard let storage else { return }
+        self.storage = nil
+        guard flags.contains(.borrowsStorage) else {
+            storage.free(layout: entity)
+            return
+        }
+        flags.remove(.borrowsStorage)
+        storage.clearRelationships(layout: entity)
+        let lender = storage.lender(layout: entity)
+        storage.setLender(nil, layout: entity)
+        if let lender {
+            lender._withUnsafeGuaranteedRef { $0.endLoan() }
+            lender.release()
+        }
+    }
+
+    /// The value buffer ready for an attribute to change: `storage` itself unless it is borrowed, when the object
+    /// takes it back (nothing else holds its lender any more) or copies its attributes into a buffer of its own
+    /// (relationship slots moved, nothing retained twice); the lender's values stay as they were.
+    @inline(__always) func ownedStorage(_ storage: AttributeStorage) -> AttributeStorage {
+        flags.contains(.borrowsStorage) ? endBorrowing(storage) : storage
+    }
+
+    @inline(never) private func endBorrowing(_ storage: AttributeStorage) -> AttributeStorage {
+        flags.remove(.borrowsStorage)
+        guard let unmanaged = storage.lender(layout: entity) else { return storage }
+        storage.setLender(nil, layout: entity)
+        var lender = unmanaged.takeRetainedValue()
+        if isKnownUniquelyReferenced(&lender) {
+            lender.relinquishStorage()
+            return storage
+        }
+        let own = storage.copy(layout: entity)
+        storage.moveRelationships(to: own, layout: entity)
+        lender.endLoan()
+        self.storage = own
+        return own
+    }
+
+    /// Borrows the buffer of `values`, which lent it (``SlotValues/lend()``) or were made over it
+    /// (``SlotValues/init(lendingBackTo:layout:)``): the object holds a retain on them in the buffer's lender word.
+    private func borrow(_ buffer: AttributeStorage, from values: SlotValues) {
+        buffer.setLender(Unmanaged.passRetained(values), layout: entity)
+        flags.insert(.borrowsStorage)
     }
 
     // MARK: - State
@@ -258,8 +310,17 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         if storage == nil, let slotted, !snapshot.hasRawKeys {
             // A fault (the usual case: a fetch): its values are a copy of the snapshot's buffer; those not in their
             // slot's form are converted, and the copy let go again if one does not fit, so the object stays a fault.
-            let fresh =
-                (adopting ? slotted.adoptStorage() : nil) ?? slotted.storage.copy(layout: entity)
+            // Taken when nothing else reads the values again, borrowed when something does (the row cache, a store's
+            // objects: copied only once an attribute changes), else copied.
+            let fresh: AttributeStorage
+            if adopting, let adopted = slotted.adoptStorage() {
+                fresh = adopted
+            } else if let lent = slotted.lend() {
+                fresh = lent
+                borrow(lent, from: slotted)
+            } else {
+                fresh = slotted.storage.copy(layout: entity)
+            }
             for (i, value) in slotted.unfitted {
                 do {
                     fresh.set(i, try entity.converted(value, forAttributeAt: i), layout: entity)
@@ -293,7 +354,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         let filled: AttributeStorage
         let fresh = storage == nil
         if let storage {
-            filled = storage
+            filled = ownedStorage(storage)
         } else {
             filled = AttributeStorage(layout: entity)
             storage = filled
@@ -386,11 +447,29 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         return storage
     }
 
+    /// The object's value buffer, its fault fired first, ready for attributes to change (see ``ownedStorage(_:)``).
+    /// - Throws: ``ObjectGraphError`` when the fault cannot be filled.
+    func writableStorage() throws(ObjectGraphError) -> AttributeStorage {
+        ownedStorage(try loadedStorage())
+    }
+
     /// The object's stored attribute values, as a snapshot of it holds them: a copy of its buffer with its transient
     /// attributes left null, and the raw values a lenient read kept as they are.
     /// - Throws: ``ObjectGraphError`` when the object is a fault that cannot be filled.
     func storedSlotValues() throws(ObjectGraphError) -> SlotValues {
         let storage = try loadedStorage()
+        if !flags.contains(.hasRawValues) {
+            // Values not changed since they were lent to the object are those values; an object with no transient
+            // attribute lends its buffer to the snapshot (copied when an attribute changes next), no copy made.
+            if flags.contains(.borrowsStorage), let lender = storage.lender(layout: entity) {
+                return lender.takeUnretainedValue()
+            }
+            if entity.transientAttributeSlots.isEmpty {
+                let values = SlotValues(lendingBackTo: storage, layout: entity)
+                borrow(storage, from: values)
+                return values
+            }
+        }
         let values = SlotValues(layout: entity, storage: storage.copy(layout: entity))
         for slot in entity.transientAttributeSlots { values.storage.set(slot, .null, layout: entity) }
         if flags.contains(.hasRawValues), let raw = linkedContext?.rawValues[ObjectIdentifier(self)] {
@@ -401,8 +480,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
 
     /// Turns the object back into a fault, dropping its values.
     func turnIntoFault() {
-        storage?.free(layout: entity)
-        storage = nil
+        releaseStorage()
         clearRawValues()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Attribute values held by the slots of an entity layout (see `ObjectSnapshot.slotted`), each in its slot's native
 /// form in one buffer laid out as a ``ManagedObject``'s own values are: filling an object from them copies the buffer
@@ -20,6 +21,12 @@ package final class SlotValues: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var unfitted: [(slot: Int, value: AttributeValue)] = []
     /// Whether the layout has transient attributes (whose slots stay null).
     private let hasTransients: Bool
+    /// Whether an object borrows the buffer (see ``lend()``): at most one at a time, since it keeps its relationships
+    /// in the buffer's relationship slots (which these values never read). Atomic: objects of contexts on other
+    /// threads may borrow values the coordinator's row cache holds.
+    private let lent = Atomic<Bool>(false)
+    /// Whether these values free their buffer when they go (not once the object that borrowed it has taken it back).
+    @exclusivity(unchecked) private var ownsStorage = true
 
     /// Values from one value per attribute of the layout, in its order: `.null` for nil (transient attributes are
     /// left null whatever they are given; a shorter list leaves the rest null).
@@ -50,6 +57,16 @@ package final class SlotValues: @unchecked Sendable {
         self.layout = layout
         self.storage = storage
         hasTransients = !layout.transientAttributeSlots.isEmpty
+    }
+
+    /// Values over the buffer of an object that goes on using it as borrowed (see ``lend()``): a save's snapshot of
+    /// an object whose transient attributes are none and whose values are all in their slots, made without a copy.
+    /// The object records these values as the buffer's lender.
+    init(lendingBackTo storage: AttributeStorage, layout: EntityLayout) {
+        self.layout = layout
+        self.storage = storage
+        hasTransients = !layout.transientAttributeSlots.isEmpty
+        lent.store(true, ordering: .relaxed)
     }
 
     /// Sets the value of a stored attribute: only by the values' maker, before any snapshot holds them. A value set
@@ -100,7 +117,7 @@ package final class SlotValues: @unchecked Sendable {
         return storage.storeText(bytes, slot, layout: layout)
     }
 
-    deinit { storage.free(layout: layout) }
+    deinit { if ownsStorage { storage.free(layout: layout) } }
 
     /// Lets an object filled from these values adopt their buffer: for a store that made them for one row and lets
     /// them go (or writes the next row over them) once the row is handed over. (A method: a store's own access to
@@ -111,13 +128,30 @@ package final class SlotValues: @unchecked Sendable {
     /// nil unless the maker allows it (``mayBeAdopted``) and every value is in its slot. Only for values nothing
     /// reads again (a row a fetch lets go once its object is filled).
     func adoptStorage() -> AttributeStorage? {
-        guard mayBeAdopted, unfitted.isEmpty else { return nil }
+        guard mayBeAdopted, unfitted.isEmpty, !lent.load(ordering: .acquiring) else { return nil }
         let adopted = storage
         storage = AttributeStorage(layout: layout)
         mayBeAdopted = false
         holdsNothing = true
         return adopted
     }
+
+    /// Lends the buffer to an object filled from these values, which uses it as its own (no copy) until it changes an
+    /// attribute, turns into a fault or goes: nil when every value is not in its slot or another object borrows it.
+    /// The object writes only the buffer's relationship slots, which these values never read, and copies the
+    /// attributes before it changes one (``ManagedObject`` `ownedStorage`); these values stay as they are.
+    func lend() -> AttributeStorage? {
+        guard unfitted.isEmpty, lent.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        else { return nil }
+        return storage
+    }
+
+    /// Ends a loan (see ``lend()``): the object let its relationship slots point nowhere again.
+    func endLoan() { lent.store(false, ordering: .releasing) }
+
+    /// Hands the buffer back to the object that borrowed it, when nothing else holds these values: they go without
+    /// freeing it.
+    func relinquishStorage() { ownsStorage = false }
 
     /// Makes every value null again, for its maker to set the next row's: only while nothing else holds the values
     /// (`isKnownUniquelyReferenced`).
