@@ -197,7 +197,7 @@ extension ManagedObjectContext {
     ///   an ID's object is not in its store, or `store` when a store fails.
     public func objects(with ids: [ManagedObjectID]) throws(ContextError) -> [ManagedObject] {
         let objects = try registered(ids)
-        let faults = objects.filter { $0.isFault && !$0.objectID.isTemporary }
+        let faults = objects.filter { $0.isFault && !$0.hasTemporaryID }
         guard !faults.isEmpty else { return objects }
         let snapshots: [ObjectSnapshot]
         do {
@@ -220,7 +220,7 @@ extension ManagedObjectContext {
         -> [ManagedObject]
     {
         let objects = try registered(ids)
-        try fill(objects.filter { $0.isFault && !$0.objectID.isTemporary }, from: snapshots)
+        try fill(objects.filter { $0.isFault && !$0.hasTemporaryID }, from: snapshots)
         return objects
     }
 
@@ -257,7 +257,7 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError`` when a store fails or an object cannot be read.
     public func prefetchToManyRelationships(of objects: [ManagedObject]) throws(ContextError) {
         var groups: [String: [ManagedObject]] = [:]
-        for object in objects where !object.objectID.isTemporary {
+        for object in objects where !object.hasTemporaryID {
             groups[object.entity.name, default: []].append(object)
         }
         for (_, members) in groups {

@@ -115,7 +115,7 @@ extension ManagedObjectContext {
     /// - Parameter objects: inserted objects (others are left as they are).
     /// - Throws: ``ContextError`` `store` when a store cannot hand out keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
-        let pending = objects.filter(\.objectID.isTemporary)
+        let pending = objects.filter(\.hasTemporaryID)
         guard !pending.isEmpty else { return }
         let ids: [ManagedObjectID]
         do {
@@ -127,7 +127,7 @@ extension ManagedObjectContext {
             throw .store(error)
         }
         for (object, id) in zip(pending, ids) {
-            registered[object.objectID] = nil
+            if let number = object.temporaryNumber { registered.remove(object, temporaryNumber: number) }
             object.objectID = id
             registered[id] = object
             if !assignedStores.isEmpty { assignedStores[ObjectIdentifier(object)] = nil }

@@ -421,7 +421,12 @@ public final class ManagedObjectContext {
         }
         let registeredType = persistentStoreCoordinator.objectClass(forEntityName: name)
         let objectType: ManagedObject.Type = registeredType is T.Type ? registeredType : type
-        guard let object = objectType.init(layout: layout, objectID: ManagedObjectID(temporaryFor: name)) as? T else {
+        // A plain object makes its temporary ID when asked for it; a subclass's initializer is given one.
+        let made =
+            objectType == ManagedObject.self
+            ? ManagedObject(insertingWith: layout)
+            : objectType.init(layout: layout, objectID: ManagedObjectID(temporaryFor: name))
+        guard let object = made as? T else {
             throw ObjectGraphError(.wrongValueType, "the class registered for '\(name)' is not a \(T.self)")
         }
         object.managedObjectContext = self
@@ -433,7 +438,12 @@ public final class ManagedObjectContext {
     }
 
     private func register(inserted object: ManagedObject) {
-        registered[object.objectID] = object
+        // By number, not ID: an inserted object makes its temporary ID only when asked for it.
+        if let number = object.temporaryNumber {
+            registered.register(object, temporaryNumber: number)
+        } else {
+            registered[object.objectID] = object
+        }
         // An object coming back (its saved deletion, or its unsaved insert, undone back past) is written whole, as a
         // new row: what was recorded of it as a changed object goes (its relationships, restored first by the same
         // undo, recorded its original state; saved as an update too, its row being gone, the save failed as a

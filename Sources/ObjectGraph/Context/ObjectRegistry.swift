@@ -211,6 +211,29 @@ struct ObjectRegistry {
             inTable: tableNumber(of: id) ?? addTable(store: store, entityName: id.entityName))
     }
 
+    /// Registers an inserted object by its temporary number (its ID made or not: the registry makes it only when the
+    /// object goes to the dictionary).
+    mutating func register(_ object: ManagedObject, temporaryNumber number: UInt64) {
+        let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
+        if temporary.count == 0, temporary.overflow == 0 { temporary.base = Int64(bitPattern: number) }
+        Self.register(
+            object, for: nil, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
+            &inTables, byNumber: true)
+    }
+
+    /// Takes out an object registered by its temporary number (see ``register(_:temporaryNumber:)``).
+    mutating func remove(_ object: ManagedObject, temporaryNumber number: UInt64) {
+        let key = Int64(bitPattern: number)
+        if let slot = temporary.slot(of: key), temporary.slots[slot] === object {
+            temporary.slots[slot] = nil
+            temporary.count -= 1
+            inTables -= 1
+            return
+        }
+        guard temporary.mayBeElsewhere(key), others.removeValue(forKey: object.objectID) != nil else { return }
+        temporary.overflow -= 1
+    }
+
     /// Where an ID's object is, or would go: found by ``find(_:)`` and used by ``register(_:for:at:)`` so that a
     /// lookup followed by a registration (a fetch's, for every row) finds a permanent ID's table and slot once.
     enum Place {

@@ -65,18 +65,34 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
             return makeObjectID()
         }
         set {
-            if case .key = identity { packed &= 0xFF }
+            if case .made = identity {} else { packed &= 0xFF }
             identity = .made(newValue)
         }
     }
 
-    /// The object's ID, or what a fault made from a key makes it from.
+    /// The object's ID, or what a fault made from a key, or an inserted object, makes it from.
     enum Identity {
         /// The ID.
         case made(ManagedObjectID)
         /// A permanent ID not made yet: its store and entity (its key is kept in ``packed``, above the flags).
         case key(ObjectIDPrefix)
+        /// A temporary ID not made yet (its number is kept in ``packed``, above the flags): an inserted object's,
+        /// made when asked for (a save gives most a permanent one before anything asks).
+        case temporary
     }
+
+    /// The number of the object's temporary ID, made or not; nil once the object has a permanent ID (read without
+    /// making the ID).
+    var temporaryNumber: UInt64? {
+        switch identity {
+        case .made(let id): id.temporaryIdentifier
+        case .key: nil
+        case .temporary: UInt64(bitPattern: pendingKey)
+        }
+    }
+
+    /// Whether the object's ID is temporary (``objectID`` `.isTemporary`, without making the ID).
+    var hasTemporaryID: Bool { temporaryNumber != nil }
 
     /// (Read for every object in every change, fetch and save: unchecked for exclusivity; it is replaced only when a
     /// temporary ID becomes permanent, or when a key's ID is made.)
@@ -170,18 +186,33 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         }
     }
 
-    /// Makes the ID of a fault made from a key, and keeps it.
+    /// An inserted object of this class itself (not a subclass: their initializer is given an ID) with a new temporary
+    /// number, whose ID is made when first asked for.
+    /// - Parameter layout: the object's entity.
+    init(insertingWith layout: EntityLayout) {
+        self.entity = layout
+        self.identity = .temporary
+        // (A process would need 2^55 inserts to reach a number that does not fit.)
+        let number = ManagedObjectID.nextTemporaryNumber()
+        if number < 1 << 55 {
+            self.packed = number << 8
+        } else {
+            self.identity = .made(ManagedObjectID(entityName: layout.name, temporary: number))
+        }
+    }
+
+    /// Makes the ID of a fault made from a key, or of an inserted object, and keeps it.
     @inline(never)
     private func makeObjectID() -> ManagedObjectID {
+        let id: ManagedObjectID
         switch identity {
-        case .made(let id):
-            return id
-        case .key(let prefix):
-            let id = prefix.objectID(pendingKey)
-            identity = .made(id)
-            packed &= 0xFF
-            return id
+        case .made(let made): return made
+        case .key(let prefix): id = prefix.objectID(pendingKey)
+        case .temporary: id = ManagedObjectID(entityName: entity.name, temporary: UInt64(bitPattern: pendingKey))
         }
+        identity = .made(id)
+        packed &= 0xFF
+        return id
     }
 
     deinit {
@@ -269,10 +300,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 "\(objectID) is no longer in a context (the context was reset or released, or its insert was undone "
                     + "or rolled back)", objectID: objectID)
         }
-        guard let context = linkedContext, !objectID.isTemporary else {
+        guard let context = linkedContext, !hasTemporaryID else {
             // A new object made outside a context (or one whose context is gone before its first save): it has no
             // stored values, only the ones it is given.
-            if linkedContext == nil && objectID.isTemporary {
+            if linkedContext == nil && hasTemporaryID {
                 allocateEmptyStorage()
                 return
             }

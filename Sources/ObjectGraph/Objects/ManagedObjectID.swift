@@ -38,7 +38,13 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         self.entityName = entityName
         self.storeIdentifier = nil
         self.primaryKey = 0
-        self.temporaryIdentifier = Self.temporaryCounter.add(1, ordering: .relaxed).newValue
+        self.temporaryIdentifier = Self.nextTemporaryNumber()
+    }
+
+    /// The next temporary number: an object inserted by a context takes one and makes its ID from it only when asked
+    /// for it (most are saved first, and never need one).
+    static func nextTemporaryNumber() -> UInt64 {
+        temporaryCounter.add(1, ordering: .relaxed).newValue
     }
 
     /// Whether the ID is temporary (the object has not been saved).
@@ -87,7 +93,8 @@ public final class ManagedObjectID: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    private init(entityName: String, temporary: UInt64) {
+    /// The temporary ID with number `temporary` (one a URI names, or one an inserted object made when asked for).
+    init(entityName: String, temporary: UInt64) {
         self.entityName = entityName
         self.storeIdentifier = nil
         self.primaryKey = 0
