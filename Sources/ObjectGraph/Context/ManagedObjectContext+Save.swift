@@ -162,7 +162,7 @@ extension ManagedObjectContext {
     /// The object's current state as a snapshot (transient properties left out).
     func snapshot(of object: ManagedObject, version: Int64) throws(ObjectGraphError) -> ObjectSnapshot {
         let layout = object.entity
-        // Values as a copy of the object's buffer (transient ones left nil), relationships by the layout's
+        // Values over the object's buffer, lent or copied (transient ones left nil), relationships by the layout's
         // stored-property list: nothing looked up or copied by name per object.
         let values = try object.storedSlotValues()
         var relationships = [RelationshipSlotValue].filled(with: .absent, count: layout.relationships.count)

@@ -339,10 +339,10 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         // A snapshot read by this entity's slots is copied as a buffer, nothing looked up by name.
         let slotted = snapshot.slotted.flatMap { $0.layout === entity ? $0 : nil }
         if storage == nil, let slotted, !snapshot.hasRawKeys {
-            // A fault (the usual case: a fetch): its values are a copy of the snapshot's buffer; those not in their
-            // slot's form are converted, and the copy let go again if one does not fit, so the object stays a fault.
-            // Taken when nothing else reads the values again, borrowed when something does (the row cache, a store's
-            // objects: copied only once an attribute changes), else copied.
+            // A fault (the usual case: a fetch): its values are the snapshot's buffer, taken when nothing else reads
+            // the values again, borrowed when something does (the row cache, a store's objects: copied only once an
+            // attribute changes), else copied; those not in their slot's form (copied only) are converted, and the copy
+            // let go again if one does not fit, so the object stays a fault.
             let fresh: AttributeStorage
             if adopting, let adopted = slotted.adoptStorage() {
                 fresh = adopted
@@ -484,8 +484,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         ownedStorage(try loadedStorage())
     }
 
-    /// The object's stored attribute values, as a snapshot of it holds them: a copy of its buffer with its transient
-    /// attributes left null, and the raw values a lenient read kept as they are.
+    /// The object's stored attribute values, as a snapshot of it holds them: its buffer, lent to them (see
+    /// ``SlotValues/init(lendingBackTo:layout:)``), or a copy with its transient attributes left null and the raw
+    /// values a lenient read kept as they are.
     /// - Throws: ``ObjectGraphError`` when the object is a fault that cannot be filled.
     func storedSlotValues() throws(ObjectGraphError) -> SlotValues {
         let storage = try loadedStorage()

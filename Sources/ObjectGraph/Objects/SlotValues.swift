@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// Attribute values held by the slots of an entity layout (see `ObjectSnapshot.slotted`), each in its slot's native
-/// form in one buffer laid out as a ``ManagedObject``'s own values are: filling an object from them copies the buffer
-/// (its strings, data and URLs retained), nothing converted value by value. Its maker sets its values
+/// form in one buffer laid out as a ``ManagedObject``'s own values are: an object filled from them takes the buffer
+/// (``adoptStorage()``), borrows it (``lend()``: one object at a time, which copies it before it changes a value) or
+/// copies it (its strings, data and URLs retained), nothing converted value by value. Its maker sets its values
 /// (``set(_:at:)``) before anything else sees it; never changed after, so snapshots share it.
 package final class SlotValues: @unchecked Sendable {
     /// The layout the values follow.
