@@ -97,7 +97,7 @@ extension ManagedObjectContext {
         for object in deletedNow + droppedNow {
             registered[object.objectID] = nil
             object.flags.subtract([.deleted, .inserted, .changed])
-            object.flags.insert(.gone)
+            markGone(object)
         }
         clearChangeSets()
         originals.removeAll()

@@ -72,6 +72,37 @@ public final class ManagedObjectContext {
         link.isAlive = false
         for object in registered.values { object.tearDown() }
         for object in inserted.objects { object.tearDown() }
+        tearDownGoneObjects()
+    }
+
+    /// An object that left the context, held weakly (see ``goneObjects``).
+    struct GoneObject {
+        weak var object: ManagedObject?
+    }
+
+    /// Objects that left the context (their deletion saved, their insert undone) while something else — the undo
+    /// stack, the app — may still hold them: torn down with the context's own objects when it goes or is reset, as
+    /// they may point at each other (a relationship and its inverse) and would otherwise keep each other alive. Held
+    /// weakly, by identity; entries of objects gone since are dropped as the table grows.
+    var goneObjects: [ObjectIdentifier: GoneObject] = [:]
+    /// The size at which ``goneObjects`` next drops its empty entries.
+    private var goneObjectsCompaction = 64
+
+    /// Marks `object` as out of the context (its `gone` flag) and keeps it in ``goneObjects``.
+    func markGone(_ object: ManagedObject) {
+        object.flags.insert(.gone)
+        if goneObjects.count >= goneObjectsCompaction {
+            goneObjects = goneObjects.filter { $0.value.object != nil }
+            goneObjectsCompaction = max(64, 2 * goneObjects.count)
+        }
+        goneObjects[ObjectIdentifier(object)] = GoneObject(object: object)
+    }
+
+    /// Tears down the objects of ``goneObjects`` that still exist, and forgets them.
+    private func tearDownGoneObjects() {
+        let gone = goneObjects.values.compactMap(\.object)
+        goneObjects.removeAll()
+        for object in gone { object.tearDown() }
     }
 
     /// The model.
@@ -456,6 +487,7 @@ public final class ManagedObjectContext {
             }
             originals[ObjectIdentifier(object)] = nil
             object.flags.remove(.gone)
+            goneObjects[ObjectIdentifier(object)] = nil
         }
         object.flags.insert(.inserted)
         object.managedObjectContext = self
@@ -478,7 +510,7 @@ public final class ManagedObjectContext {
         removeInserted(object)
         event.inserted.remove(object)
         object.flags.remove(.inserted)
-        object.flags.insert(.gone)
+        markGone(object)
         if recordsUndo { registerUndo(self) { context in context.register(inserted: object) } }
     }
 
@@ -886,6 +918,7 @@ public final class ManagedObjectContext {
         rawValues.removeAll()
         for object in registered.values { object.tearDown() }
         for object in inserted.objects { object.tearDown() }
+        tearDownGoneObjects()
         registered.removeAll()
         clearChangeSets()
         originals.removeAll()
