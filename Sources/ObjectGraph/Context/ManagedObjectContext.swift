@@ -88,9 +88,13 @@ public final class ManagedObjectContext {
     /// The size at which ``goneObjects`` next drops its empty entries.
     private var goneObjectsCompaction = 64
 
-    /// Marks `object` as out of the context (its `gone` flag) and keeps it in ``goneObjects``.
+    /// Marks `object` as out of the context (its `gone` flag) and, when the context records undo, keeps it in
+    /// ``goneObjects``. (Only undo sets a relationship of an object out of the context again: without it, the delete
+    /// rules and rollback have cleared what two such objects could hold of each other, and a weak reference per
+    /// deleted object is a tenth of a large delete.)
     func markGone(_ object: ManagedObject) {
         object.flags.insert(.gone)
+        guard undoManager != nil else { return }
         if goneObjects.count >= goneObjectsCompaction {
             goneObjects = goneObjects.filter { $0.value.object != nil }
             goneObjectsCompaction = max(64, 2 * goneObjects.count)

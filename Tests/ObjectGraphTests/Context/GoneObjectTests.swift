@@ -40,4 +40,40 @@ struct GoneObjectTests {
             #expect(kept == 0, "seed \(seed): objects outlive their context")
         }
     }
+
+    // Without undo nothing sets a relationship of an object out of the context again: they go when let go of, the
+    // context still there.
+    @Test func rolledBackInsertsGoWithoutUndo() throws {
+        weak var department: ManagedObject?
+        weak var employee: ManagedObject?
+        let context = try Company.context()
+        context.undoManager = nil
+        do {
+            let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+            department = sales
+            employee = try sales.objects(forKey: "employees").first
+            context.rollback()
+        }
+        #expect(department == nil)
+        #expect(employee == nil)
+        withExtendedLifetime(context) {}
+    }
+
+    @Test func aSavedCascadeDeletionGoesWithoutUndo() throws {
+        weak var department: ManagedObject?
+        weak var employee: ManagedObject?
+        let context = try Company.context()
+        context.undoManager = nil
+        do {
+            let sales = try Company.department("Sales", staff: ["Ann", "Bob"], in: context)
+            try context.save()
+            department = sales
+            employee = try sales.objects(forKey: "employees").first
+            context.delete(sales)
+            try context.save()
+        }
+        #expect(department == nil)
+        #expect(employee == nil)
+        withExtendedLifetime(context) {}
+    }
 }
