@@ -193,13 +193,8 @@ struct ObjectRegistry {
     }
 
     private mutating func register(_ object: ManagedObject, for id: ManagedObjectID) {
-        let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
         if let number = id.temporaryIdentifier {
-            // Emptied (by a save), the table starts again at the next number.
-            if temporary.count == 0, temporary.overflow == 0 { temporary.base = Int64(bitPattern: number) }
-            Self.register(
-                object, for: id, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
-                &inTables, byNumber: true)
+            registerTemporary(object, for: id, number: number)
             return
         }
         guard let store = id.storeIdentifier else {
@@ -214,10 +209,16 @@ struct ObjectRegistry {
     /// Registers an inserted object by its temporary number (its ID made or not: the registry makes it only when the
     /// object goes to the dictionary).
     mutating func register(_ object: ManagedObject, temporaryNumber number: UInt64) {
+        registerTemporary(object, for: nil, number: number)
+    }
+
+    /// Registers `object` at temporary `number` (`id` is its ID when the caller has it).
+    private mutating func registerTemporary(_ object: ManagedObject, for id: ManagedObjectID?, number: UInt64) {
         let allowed = max(Self.smallTable, 2 * max(count, expected) + 2)
+        // Emptied (by a save), the table starts again at the next number.
         if temporary.count == 0, temporary.overflow == 0 { temporary.base = Int64(bitPattern: number) }
         Self.register(
-            object, for: nil, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
+            object, for: id, key: Int64(bitPattern: number), in: &temporary, allowed: allowed, others: &others,
             &inTables, byNumber: true)
     }
 
