@@ -68,81 +68,101 @@ enum AtomicStoreBenchmarks {
         defer { try? FileManager.default.removeItem(at: directory) }
         print("\nAtomic stores (\(count) objects + 1 group; each save writes, flushes and renames a file)")
 
+        // Each pair (or group) in turns, the baseline first (see `Comparison`); ratios are medians of the rounds'.
         // XML store.
         let xmlURL = directory.appendingPathComponent("store.xml")
         let xml = try XMLStore(
             description: StoreDescription(type: "XML", url: xmlURL, options: ["storeIdentifier": uuid]))
-        let xmlSave = try Benchmark(name: "xml save", iterations: 3).measure {
-            try xml.prepareWrite(contents, model: model).commit()
-        }
+        let xmlSave = try Comparison(
+            rounds: 5,
+            [
+                { try writeFlushed(rawXML(contents.snapshots), to: directory.appendingPathComponent("raw.xml")) },
+                { try xml.prepareWrite(contents, model: model).commit() },
+            ])
         let xmlSize = (try FileManager.default.attributesOfItem(atPath: xmlURL.path)[.size] as? NSNumber)?.intValue ?? 0
-        let rawSave = try Benchmark(name: "raw", iterations: 3).measure {
-            try writeFlushed(rawXML(contents.snapshots), to: directory.appendingPathComponent("raw.xml"))
-        }
         report(
-            "XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave, baseline: rawSave,
-            goal: "goal ≤ 1.5×")
-        report("  baseline: hand-written formatter + write + fsync", seconds: rawSave)
-        let parse = try Benchmark(name: "libxml2", iterations: 3).measure { blackHole(try libxml2Parse(xmlURL)) }
-        let xmlLoad = try Benchmark(name: "xml load", iterations: 3).measure {
-            let store = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL))
-            blackHole(try store.load(model: model))
-        }
-        report("XML load via the store", seconds: xmlLoad, baseline: parse, goal: "goal ≤ 1.5×")
-        report("  baseline: libxml2 xmlTextReader over the same file", seconds: parse)
+            "XML save via the store (\(xmlSize / 1_000_000) MB)", seconds: xmlSave.median(1),
+            ratio: xmlSave.ratio(1, to: 0), goal: "goal ≤ 1.5×")
+        report("  baseline: hand-written formatter + write + fsync", seconds: xmlSave.median(0))
+        let xmlLoad = try Comparison(
+            rounds: 5,
+            [
+                { blackHole(try libxml2Parse(xmlURL)) },
+                {
+                    let store = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL))
+                    blackHole(try store.load(model: model))
+                },
+            ])
+        report(
+            "XML load via the store", seconds: xmlLoad.median(1), ratio: xmlLoad.ratio(1, to: 0), goal: "goal ≤ 1.5×")
+        report("  baseline: libxml2 xmlTextReader over the same file", seconds: xmlLoad.median(0))
 
-        // Binary store.
+        // Binary store, against the fixed-layout codec and against the XML store (all in turns).
         let binaryURL = directory.appendingPathComponent("store.binary")
         let binary = try BinaryStore(
             description: StoreDescription(type: "Binary", url: binaryURL, options: ["storeIdentifier": uuid]))
-        let binarySave = try Benchmark(name: "binary save", iterations: 3).measure {
-            try binary.prepareWrite(contents, model: model).commit()
-        }
-        let binaryLoad = try Benchmark(name: "binary load", iterations: 3).measure {
-            let store = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL))
-            blackHole(try store.load(model: model))
-        }
+        let fixedURL = directory.appendingPathComponent("fixed.bin")
+        let binarySave = try Comparison(
+            rounds: 5,
+            [
+                { try writeFlushed(FixedCodec.encode(contents.snapshots), to: fixedURL) },
+                { try binary.prepareWrite(contents, model: model).commit() },
+                { try xml.prepareWrite(contents, model: model).commit() },
+            ])
+        let binaryLoad = try Comparison(
+            rounds: 5,
+            [
+                { blackHole(FixedCodec.decode(try Data(contentsOf: fixedURL), storeIdentifier: uuid)) },
+                {
+                    let store = try BinaryStore(description: StoreDescription(type: "Binary", url: binaryURL))
+                    blackHole(try store.load(model: model))
+                },
+                {
+                    let store = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL))
+                    blackHole(try store.load(model: model))
+                },
+            ])
         let binarySize =
             (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? NSNumber)?.intValue ?? 0
-        let fixedURL = directory.appendingPathComponent("fixed.bin")
-        let fixedSave = try Benchmark(name: "fixed save", iterations: 3).measure {
-            try writeFlushed(FixedCodec.encode(contents.snapshots), to: fixedURL)
-        }
-        let fixedLoad = try Benchmark(name: "fixed load", iterations: 3).measure {
-            blackHole(FixedCodec.decode(try Data(contentsOf: fixedURL), storeIdentifier: uuid))
-        }
         report(
-            "binary save via the store (\(binarySize / 1_000_000) MB)", seconds: binarySave, baseline: fixedSave,
+            "binary save via the store (\(binarySize / 1_000_000) MB)", seconds: binarySave.median(1),
+            ratio: binarySave.ratio(1, to: 0), goal: "goal ≤ 3×")
+        report(
+            "binary load via the store", seconds: binaryLoad.median(1), ratio: binaryLoad.ratio(1, to: 0),
             goal: "goal ≤ 3×")
-        report("binary load via the store", seconds: binaryLoad, baseline: fixedLoad, goal: "goal ≤ 3×")
-        report("  baseline: fixed-layout codec save + fsync", seconds: fixedSave)
-        report("  baseline: fixed-layout codec load", seconds: fixedLoad)
+        report("  baseline: fixed-layout codec save + fsync", seconds: binarySave.median(0))
+        report("  baseline: fixed-layout codec load", seconds: binaryLoad.median(0))
         print(
             String(
-                format: "binary vs XML: load %.1f× faster, save %.1f× faster (goal ≥ 5×)", xmlLoad / binaryLoad,
-                xmlSave / binarySave))
+                format: "binary vs XML: load %.1f× faster, save %.1f× faster (goal ≥ 5×)", binaryLoad.ratio(2, to: 1),
+                binarySave.ratio(2, to: 1)))
 
         // A document's save hands a store the snapshots it loaded (held by slot) with the changes laid over them,
         // not snapshots built by name: the same saves, of what the XML store loaded.
         let loaded = try XMLStore(description: StoreDescription(type: "XML", url: xmlURL)).load(model: model)
-        let xmlResave = try Benchmark(name: "xml save of loaded", iterations: 3).measure {
-            try xml.prepareWrite(loaded, model: model).commit()
-        }
-        let rawResave = try Benchmark(name: "raw of loaded", iterations: 3).measure {
-            try writeFlushed(rawXML(loaded.snapshots), to: directory.appendingPathComponent("raw.xml"))
-        }
-        let binaryResave = try Benchmark(name: "binary save of loaded", iterations: 3).measure {
-            try binary.prepareWrite(loaded, model: model).commit()
-        }
-        let fixedResave = try Benchmark(name: "fixed save of loaded", iterations: 3).measure {
-            try writeFlushed(FixedCodec.encode(loaded.snapshots), to: fixedURL)
-        }
+        let xmlResave = try Comparison(
+            rounds: 5,
+            [
+                { try writeFlushed(rawXML(loaded.snapshots), to: directory.appendingPathComponent("raw.xml")) },
+                { try xml.prepareWrite(loaded, model: model).commit() },
+            ])
+        let binaryResave = try Comparison(
+            rounds: 5,
+            [
+                { try writeFlushed(FixedCodec.encode(loaded.snapshots), to: fixedURL) },
+                { try binary.prepareWrite(loaded, model: model).commit() },
+                { try xml.prepareWrite(loaded, model: model).commit() },
+            ])
         print("Saving the snapshots a load gives (held by slot, as a document's save passes them):")
-        report("XML save via the store", seconds: xmlResave, baseline: rawResave, goal: "goal ≤ 1.5×")
-        report("  baseline: hand-written formatter + write + fsync", seconds: rawResave)
-        report("binary save via the store", seconds: binaryResave, baseline: fixedResave, goal: "goal ≤ 3×")
-        report("  baseline: fixed-layout codec save + fsync", seconds: fixedResave)
-        print(String(format: "binary vs XML: save %.1f× faster (goal ≥ 5×)", xmlResave / binaryResave))
+        report(
+            "XML save via the store", seconds: xmlResave.median(1), ratio: xmlResave.ratio(1, to: 0),
+            goal: "goal ≤ 1.5×")
+        report("  baseline: hand-written formatter + write + fsync", seconds: xmlResave.median(0))
+        report(
+            "binary save via the store", seconds: binaryResave.median(1), ratio: binaryResave.ratio(1, to: 0),
+            goal: "goal ≤ 3×")
+        report("  baseline: fixed-layout codec save + fsync", seconds: binaryResave.median(0))
+        print(String(format: "binary vs XML: save %.1f× faster (goal ≥ 5×)", binaryResave.ratio(2, to: 1)))
     }
 
     /// Writes `data` to `url` and flushes it to the disk, as a store's save does (the baselines' write).

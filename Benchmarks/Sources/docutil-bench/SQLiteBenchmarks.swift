@@ -37,17 +37,15 @@ enum SQLiteBenchmarks {
             return directory.appendingPathComponent("\(name)-\(run).sqlite")
         }
 
-        // Insert + save.
-        let oursInsert = try Benchmark(name: "insert", iterations: 3).measure {
-            try Ours.insert(model: model, url: fresh("ours"))
-        }
-        let rawInsert = try Benchmark(name: "raw insert", iterations: 3).measure {
-            try Raw.insert(url: fresh("raw"))
-        }
-        let grdbInsert = try Benchmark(name: "grdb insert", iterations: 3).measure {
-            try Grdb.insert(url: fresh("grdb"))
-        }
-        row("insert 100,000 + save", ours: oursInsert, raw: rawInsert, grdb: grdbInsert, goal: "goal ≤ 1.5×")
+        // Each operation: raw C API, docutil, GRDB in turns (see `Comparison`); ratios are medians of the rounds'.
+        // Insert + save, each into a new file.
+        let insert = try Comparison(
+            rounds: 5,
+            [
+                { try Raw.insert(url: fresh("raw")) }, { try Ours.insert(model: model, url: fresh("ours")) },
+                { try Grdb.insert(url: fresh("grdb")) },
+            ])
+        row("insert 100,000 + save", insert, goal: "goal ≤ 1.5×")
 
         let oursURL = fresh("ours")
         try Ours.insert(model: model, url: oursURL)
@@ -56,55 +54,65 @@ enum SQLiteBenchmarks {
         let grdbURL = fresh("grdb")
         try Grdb.insert(url: grdbURL)
 
-        // Fetch all, rows loaded; and as faults.
-        let oursFetch = try Benchmark(name: "fetch").measure {
-            blackHole(try Ours.fetchAll(model: model, url: oursURL))
-        }
-        let oursFaults = try Benchmark(name: "fetch faults").measure {
-            blackHole(try Ours.fetchAll(model: model, url: oursURL, asFaults: true))
-        }
-        let rawFetch = try Benchmark(name: "raw fetch").measure { blackHole(try Raw.fetchAll(url: rawURL)) }
-        let grdbFetch = try Benchmark(name: "grdb fetch").measure { blackHole(try Grdb.fetchAll(url: grdbURL)) }
-        row("fetch all 100,000 (values loaded)", ours: oursFetch, raw: rawFetch, grdb: grdbFetch, goal: "goal ≤ 1.5×")
-        row(
-            "fetch all 100,000 as faults (includesPropertyValues = NO)", ours: oursFaults, raw: rawFetch, grdb: nil,
-            goal: "goal ≤ 0.5×")
+        // Fetch all, rows loaded; and as faults (against the raw fetch of full rows).
+        let fetch = try Comparison(
+            rounds: 9,
+            [
+                { blackHole(try Raw.fetchAll(url: rawURL)) },
+                { blackHole(try Ours.fetchAll(model: model, url: oursURL)) },
+                { blackHole(try Grdb.fetchAll(url: grdbURL)) },
+                { blackHole(try Ours.fetchAll(model: model, url: oursURL, asFaults: true)) },
+            ])
+        row("fetch all 100,000 (values loaded)", fetch, goal: "goal ≤ 1.5×")
+        report(
+            "fetch all 100,000 as faults (includesPropertyValues = NO)", seconds: fetch.median(3),
+            ratio: fetch.ratio(3, to: 0), goal: "goal ≤ 0.5×")
 
         // Indexed predicate: 1,000 of 100,000 by `number`.
-        let oursIndexed = try Benchmark(name: "indexed").measure {
-            blackHole(try Ours.fetchRange(model: model, url: oursURL))
-        }
-        let rawIndexed = try Benchmark(name: "raw indexed").measure { blackHole(try Raw.fetchRange(url: rawURL)) }
-        let grdbIndexed = try Benchmark(name: "grdb indexed").measure { blackHole(try Grdb.fetchRange(url: grdbURL)) }
-        row(
-            "fetch 1,000 by an indexed attribute", ours: oursIndexed, raw: rawIndexed, grdb: grdbIndexed,
-            goal: "goal ≤ 1.5×")
+        let indexed = try Comparison(
+            rounds: 15,
+            [
+                { blackHole(try Raw.fetchRange(url: rawURL)) },
+                { blackHole(try Ours.fetchRange(model: model, url: oursURL)) },
+                { blackHole(try Grdb.fetchRange(url: grdbURL)) },
+            ])
+        row("fetch 1,000 by an indexed attribute", indexed, goal: "goal ≤ 1.5×")
 
         // Update + save: every object's price.
-        var round = 0.0
-        let oursUpdate = try Benchmark(name: "update", iterations: 3).measure {
-            round += 1
-            try Ours.updateAll(model: model, url: oursURL, price: round)
-        }
-        let rawUpdate = try Benchmark(name: "raw update", iterations: 3).measure {
-            round += 1
-            try Raw.updateAll(url: rawURL, price: round)
-        }
-        let grdbUpdate = try Benchmark(name: "grdb update", iterations: 3).measure {
-            round += 1
-            try Grdb.updateAll(url: grdbURL, price: round)
-        }
-        row("update 100,000 + save", ours: oursUpdate, raw: rawUpdate, grdb: grdbUpdate, goal: "goal ≤ 2×")
+        var price = 0.0
+        let update = try Comparison(
+            rounds: 5,
+            [
+                {
+                    price += 1
+                    try Raw.updateAll(url: rawURL, price: price)
+                },
+                {
+                    price += 1
+                    try Ours.updateAll(model: model, url: oursURL, price: price)
+                },
+                {
+                    price += 1
+                    try Grdb.updateAll(url: grdbURL, price: price)
+                },
+            ])
+        row("update 100,000 + save", update, goal: "goal ≤ 2×")
 
-        // Delete + save: once each, on the stores filled above.
-        let oursDelete = try Benchmark(name: "delete", iterations: 0).measureOnce {
-            try Ours.deleteAll(model: model, url: oursURL)
-        }
-        let rawDelete = try Benchmark(name: "raw delete", iterations: 0).measureOnce { try Raw.deleteAll(url: rawURL) }
-        let grdbDelete = try Benchmark(name: "grdb delete", iterations: 0).measureOnce {
-            try Grdb.deleteAll(url: grdbURL)
-        }
-        row("delete 100,000 + save (one run)", ours: oursDelete, raw: rawDelete, grdb: grdbDelete, goal: "goal ≤ 2×")
+        // Delete + save: each round deletes every object of stores filled for it (filled untimed).
+        var toDelete: [URL] = []
+        let delete = try Comparison(
+            rounds: 3, warmUp: false,
+            prepare: { _ in
+                toDelete = [fresh("raw"), fresh("ours"), fresh("grdb")]
+                try Raw.insert(url: toDelete[0])
+                try Ours.insert(model: model, url: toDelete[1])
+                try Grdb.insert(url: toDelete[2])
+            },
+            [
+                { try Raw.deleteAll(url: toDelete[0]) }, { try Ours.deleteAll(model: model, url: toDelete[1]) },
+                { try Grdb.deleteAll(url: toDelete[2]) },
+            ])
+        row("delete 100,000 + save (3 rounds)", delete, goal: "goal ≤ 2×")
 
         // Memory of 100,000 faults fetched from the store.
         let memoryURL = fresh("memory")
@@ -125,10 +133,14 @@ enum SQLiteBenchmarks {
         blackHole(faults)
     }
 
-    static func row(_ name: String, ours: Double, raw: Double, grdb: Double?, goal: String) {
-        let grdbText = grdb.map { String(format: "GRDB %8.2f ms (ours %.2f× GRDB)", $0 * 1000, ours / $0) } ?? ""
-        report(name, seconds: ours, baseline: raw, goal: goal)
-        print("    raw C API \(String(format: "%8.2f ms", raw * 1000))   \(grdbText)")
+    /// Prints a row of a comparison of raw C API (body 0), docutil (body 1) and GRDB (body 2): docutil's median
+    /// time and its ratio to raw, then raw's and GRDB's times and docutil's ratio to GRDB (medians of the rounds).
+    static func row(_ name: String, _ comparison: Comparison, goal: String) {
+        report(name, seconds: comparison.median(1), ratio: comparison.ratio(1, to: 0), goal: goal)
+        let raw = String(format: "%8.2f ms", comparison.median(0) * 1000)
+        let grdb = String(
+            format: "GRDB %8.2f ms (ours %.2f× GRDB)", comparison.median(2) * 1000, comparison.ratio(1, to: 2))
+        print("    raw C API \(raw)   \(grdb)")
     }
 
     /// Runs one operation of the block `times` times on one store, for a profiler.
@@ -462,13 +474,4 @@ enum SQLiteBenchmarks {
 
 enum BenchError: Error {
     case sqlite(String)
-}
-
-extension Benchmark {
-    /// One timed run without warm-up, for work that cannot be repeated on the same data.
-    func measureOnce(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
 }
