@@ -188,10 +188,11 @@ public final class ManagedObjectContext {
     var validatedGeneration: UInt64?
 
     /// Adds an object to the inserted set, keeping ``droppedCount``.
+    /// (Only for an object that just became inserted — a new one, or one an undo brings back — which is not in the
+    /// set: it is appended without a lookup.)
     func addInserted(_ object: ManagedObject) {
-        guard !inserted.contains(object) else { return }
-        inserted.insert(object)
-        if deleted.contains(object) { droppedCount += 1 }
+        inserted.appendNew(object)
+        if !deleted.isEmpty && deleted.contains(object) { droppedCount += 1 }
     }
 
     /// Removes an object from the inserted set, keeping ``droppedCount``.
@@ -496,7 +497,7 @@ public final class ManagedObjectContext {
         object.flags.insert(.inserted)
         object.managedObjectContext = self
         addInserted(object)
-        event.inserted.insert(object)
+        event.inserted.appendNew(object)
         if recordsUndo { registerUndo(self) { context in context.undoInsert(object) } }
     }
 
@@ -596,12 +597,20 @@ public final class ManagedObjectContext {
 
     /// Records an object's state before a change to attribute `index`: its value now, unless the attribute changed
     /// before (its first value is the original one).
+    @inline(__always)
     func willChange(_ object: ManagedObject, attribute index: Int, storage: AttributeStorage) {
+        validatedGeneration = nil
+        // (An inserted object has no original state: none is ever recorded for one, so none is looked up. Tested
+        // here, inlined: setting a new object's values calls nothing more.)
+        if object.isInserted { return }
+        recordOriginal(object, attribute: index, storage: storage)
+    }
+
+    /// ``willChange(_:attribute:storage:)`` of an object that is not inserted.
+    private func recordOriginal(_ object: ManagedObject, attribute index: Int, storage: AttributeStorage) {
         // As `willChange(_:)` and then `recordAttribute(_:of:storage:)`, with one lookup of the object's state: the
         // first change of a read object (its usual change) makes the state with the attribute recorded and adds it.
-        validatedGeneration = nil
-        // (An inserted object has no original state: none is ever recorded for one, so none is looked up.)
-        if object.isInserted || recordAttribute(index, of: object, storage: storage) { return }
+        if recordAttribute(index, of: object, storage: storage) { return }
         var state = originalState(of: object)
         state.record(object.rawValue(at: index) ?? storage.value(index, layout: object.entity), attribute: index)
         originals.add(ObjectIdentifier(object), state)
@@ -656,8 +665,14 @@ public final class ManagedObjectContext {
     /// Records a change of attribute `index` of `object`: when its value now differs from the original one in that
     /// slot, the object is changed without comparing its other properties; else (set back to the original, or a raw
     /// value stands for one) every property is compared.
+    @inline(__always)
     func didChange(_ object: ManagedObject, attribute index: Int) {
         if object.isInserted || object.isDeleted { return }
+        changed(object, attribute: index)
+    }
+
+    /// ``didChange(_:attribute:)`` of an object that is neither inserted nor deleted.
+    private func changed(_ object: ManagedObject, attribute index: Int) {
         if !object.flags.contains(.hasRawValues), let storage = object.storage,
             originals.modify(
                 ObjectIdentifier(object),

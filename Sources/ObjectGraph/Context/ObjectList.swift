@@ -1,26 +1,49 @@
 /// Objects in the order they were added, unique by identity, with O(1) membership and removal.
+///
+/// Objects known not to be in the list (a context's newly inserted objects) are appended with ``appendNew(_:)``
+/// without a lookup: they join the identity table only when a lookup first needs them, so a list nothing is looked
+/// up or removed in (the inserted objects of a run of inserts and a save) never builds one — the table was a sixth
+/// of inserting an object into a context.
 struct ObjectList {
     private var order: [ManagedObject?] = []
     private var positions = IdentityPositions()
+    /// How many of `order`'s first entries `positions` covers; the objects after them were appended by
+    /// ``appendNew(_:)`` and are added to it before the next lookup.
+    private var indexed = 0
     private var holes = 0
     /// How many times an object was added or removed (or all were): lists read before and after some code are the
     /// same lists when this has not moved.
     private(set) var mutations = 0
 
-    var isEmpty: Bool { positions.count == 0 }
-    var count: Int { positions.count }
+    var isEmpty: Bool { count == 0 }
+    var count: Int { order.count - holes }
 
     var objects: [ManagedObject] { order.compactMap { $0 } }
 
-    func contains(_ object: ManagedObject) -> Bool { positions.position(of: object) != nil }
+    mutating func contains(_ object: ManagedObject) -> Bool {
+        catchUp()
+        return positions.position(of: object) != nil
+    }
 
-    mutating func insert(_ object: ManagedObject) {
-        guard positions.insert(object, at: order.count) else { return }
+    /// Adds `object` at the end unless it is in the list; whether it was added.
+    @discardableResult
+    mutating func insert(_ object: ManagedObject) -> Bool {
+        catchUp()
+        guard positions.insert(object, at: order.count) else { return false }
+        order.append(object)
+        indexed = order.count
+        mutations &+= 1
+        return true
+    }
+
+    /// Adds `object`, which is not in the list, at the end without looking it up.
+    mutating func appendNew(_ object: ManagedObject) {
         order.append(object)
         mutations &+= 1
     }
 
     mutating func remove(_ object: ManagedObject) {
+        catchUp()
         guard let position = positions.remove(object) else { return }
         order[position] = nil
         mutations &+= 1
@@ -31,8 +54,17 @@ struct ObjectList {
     mutating func removeAll() {
         order = []
         positions = IdentityPositions()
+        indexed = 0
         holes = 0
         mutations &+= 1
+    }
+
+    /// Adds the objects appended since the last lookup to the identity table.
+    private mutating func catchUp() {
+        while indexed < order.count {
+            if let object = order[indexed] { _ = positions.insert(object, at: indexed) }
+            indexed += 1
+        }
     }
 
     private mutating func compact() {
@@ -41,6 +73,7 @@ struct ObjectList {
         for (i, object) in order.enumerated() {
             if let object { _ = positions.insert(object, at: i) }
         }
+        indexed = order.count
         holes = 0
     }
 }

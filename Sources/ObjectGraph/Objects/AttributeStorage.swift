@@ -213,10 +213,12 @@ struct AttributeStorage {
         }
     }
 
+    @inline(__always)
     private func isNull(_ index: Int) -> Bool {
         base.load(fromByteOffset: index >> 3, as: UInt8.self) & (1 << UInt8(index & 7)) == 0
     }
 
+    @inline(__always)
     private func setPresent(_ index: Int, _ present: Bool) {
         let byte = base.load(fromByteOffset: index >> 3, as: UInt8.self)
         let bit = UInt8(1) << UInt8(index & 7)

@@ -292,8 +292,16 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
     ///
     /// - Throws: ``ObjectGraphError`` `faultNotFulfilled` when the row is gone or the store fails (the object stays
     ///   a fault, so nothing is invented for it), `invalidatedObject` when the object left its context.
+    @inline(__always)
     func fireFault() throws(ObjectGraphError) {
+        // (The test inlined where values are read and set; the rest out of line.)
         guard storage == nil else { return }
+        try fireFaultFromStore()
+    }
+
+    /// ``fireFault()`` of an object that holds no values.
+    @inline(never)
+    private func fireFaultFromStore() throws(ObjectGraphError) {
         guard !flags.contains(.tornDown) else {
             throw ObjectGraphError(
                 .invalidatedObject,

@@ -153,6 +153,48 @@ struct IdentityPositionsTests {
         list.removeAll()
         #expect(list.isEmpty)
     }
+
+    /// Objects appended without a lookup (`appendNew`, for objects known not to be in the list) are found, removed
+    /// and kept in order like inserted ones, whenever the lookup that indexes them comes: a random run of appends,
+    /// inserts (of objects in the list or not), removals and compactions against a plain array.
+    @Test(arguments: [4, 5, 6])
+    func appendedObjectsAreIndexedWhenLookedUp(seed: UInt64) throws {
+        let objects = try Self.objects(400)
+        var list = ObjectList()
+        var reference: [ManagedObject] = []
+        var random = XorShift(seed)
+        for step in 0..<20_000 {
+            let object = objects[random.next(objects.count)]
+            let present = reference.contains { $0 === object }
+            switch random.next(8) {
+            case 0, 1, 2:
+                // Appended only when not in the list, as the context does.
+                if !present {
+                    list.appendNew(object)
+                    reference.append(object)
+                }
+            case 3:
+                #expect(list.insert(object) == !present, "step \(step)")
+                if !present { reference.append(object) }
+            case 4, 5:
+                list.remove(object)
+                reference.removeAll { $0 === object }
+            case 6:
+                #expect(list.contains(object) == present, "step \(step)")
+            default:
+                if random.next(50) == 0 {
+                    list.removeAll()
+                    reference.removeAll()
+                }
+            }
+            #expect(list.count == reference.count, "step \(step)")
+            if step % 97 == 0 {
+                #expect(
+                    list.objects.map(ObjectIdentifier.init) == reference.map(ObjectIdentifier.init), "step \(step)")
+            }
+        }
+        #expect(list.objects.map(ObjectIdentifier.init) == reference.map(ObjectIdentifier.init))
+    }
 }
 
 /// xorshift: the same run of numbers for a seed.
