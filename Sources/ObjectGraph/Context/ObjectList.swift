@@ -59,8 +59,13 @@ struct ObjectList {
         mutations &+= 1
     }
 
-    /// Adds the objects appended since the last lookup to the identity table.
+    /// Adds the objects appended since the last lookup to the identity table (inlined: the usual list has none).
+    @inline(__always)
     private mutating func catchUp() {
+        if indexed < order.count { indexAppended() }
+    }
+
+    private mutating func indexAppended() {
         while indexed < order.count {
             if let object = order[indexed] { _ = positions.insert(object, at: indexed) }
             indexed += 1
