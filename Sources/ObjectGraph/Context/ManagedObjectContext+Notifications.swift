@@ -28,6 +28,9 @@ extension ManagedObjectContext {
         bumpGeneration()
         let changes = event
         event = EventChanges()
+        // The objects' lists are made only for an observer: a context nobody watches (a script inserting many
+        // objects) lets the event go as it is.
+        guard observers.contains(where: { $0.name == .objectsDidChange }) else { return }
         post(
             ContextNotification(
                 name: .objectsDidChange, inserted: changes.inserted.objects, updated: changes.updated.objects,

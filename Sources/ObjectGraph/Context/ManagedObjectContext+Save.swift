@@ -23,9 +23,9 @@ extension ManagedObjectContext {
         var updatedNow = updatedObjects
         var deletedNow = deletedObjects
         var mutations = changeSetMutations
-        for list in [insertedNow, updatedNow, deletedNow] {
-            for object in list { object.willSave() }
-        }
+        for object in insertedNow { object.willSave() }
+        for object in updatedNow { object.willSave() }
+        for object in deletedNow { object.willSave() }
         processPendingChanges()
         if changeSetMutations != mutations {
             insertedNow = insertedObjects
@@ -45,7 +45,8 @@ extension ManagedObjectContext {
             updatedNow = updatedObjects
             deletedNow = deletedObjects
         }
-        let droppedNow = inserted.objects.filter(\.isDeleted)
+        // (Counted as they are dropped: none, the usual case, lists nothing.)
+        let droppedNow = droppedCount == 0 ? [] : inserted.objects.filter(\.isDeleted)
         try obtainPermanentIDs(for: insertedNow)
 
         var writeWhole = Set<ObjectIdentifier>()
@@ -102,7 +103,12 @@ extension ManagedObjectContext {
         clearChangeSets()
         originals.removeAll()
         bumpGeneration()
-        for object in insertedNow + updatedNow + deletedNow { object.didSave() }
+        // (Each list in turn: no list of all of them made.)
+        for object in insertedNow { object.didSave() }
+        for object in updatedNow { object.didSave() }
+        for object in deletedNow { object.didSave() }
+        // The IDs' lists are made only for an observer.
+        guard observers.contains(where: { $0.name == .didSave }) else { return }
         post(
             ContextNotification(
                 name: .didSave, inserted: insertedNow, updated: updatedNow, deleted: deletedNow, refreshed: [],
@@ -115,14 +121,21 @@ extension ManagedObjectContext {
     /// - Parameter objects: inserted objects (others are left as they are).
     /// - Throws: ``ContextError`` `store` when a store cannot hand out keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
-        let pending = objects.filter(\.hasTemporaryID)
+        // The objects and what the coordinator needs of each, in one pass (both made at their size at once).
+        var pending: [ManagedObject] = []
+        var requests: [(entityName: String, store: String?)] = []
+        pending.reserveCapacity(objects.count)
+        requests.reserveCapacity(objects.count)
+        // Most contexts never assign objects to stores: no lookups then.
+        let noneAssigned = assignedStores.isEmpty
+        for object in objects where object.hasTemporaryID {
+            pending.append(object)
+            requests.append((object.entity.name, noneAssigned ? nil : assignedStores[ObjectIdentifier(object)]))
+        }
         guard !pending.isEmpty else { return }
         let ids: [ManagedObjectID]
         do {
-            // Most contexts never assign objects to stores: no lookups then.
-            let noneAssigned = assignedStores.isEmpty
-            ids = try persistentStoreCoordinator.obtainPermanentIDs(
-                for: pending.map { ($0.entity.name, noneAssigned ? nil : assignedStores[ObjectIdentifier($0)]) })
+            ids = try persistentStoreCoordinator.obtainPermanentIDs(for: requests)
         } catch {
             throw .store(error)
         }
@@ -176,7 +189,15 @@ extension ManagedObjectContext {
     private func slotValue(isToMany: Bool, at i: Int, of object: ManagedObject) throws(ObjectGraphError)
         -> RelationshipSlotValue
     {
-        if isToMany { return .toMany(try object.toManyObjects(at: i).filter { !$0.isDeleted }.map(\.objectID)) }
+        if isToMany {
+            // In one pass into a list made at its size (a filter then a map grew one list a step at a time and made a
+            // second: for an object with 100,000 destinations, more than the rest of its snapshot).
+            let destinations = try object.toManyObjects(at: i)
+            var ids: [ManagedObjectID] = []
+            ids.reserveCapacity(destinations.count)
+            for destination in destinations where !destination.isDeleted { ids.append(destination.objectID) }
+            return .toMany(ids)
+        }
         // Kept as a key with no destination (`.some(nil)`), not left out: an update writes it.
         return .toOne(try object.toOneObject(at: i).flatMap { $0.isDeleted ? nil : $0.objectID })
     }

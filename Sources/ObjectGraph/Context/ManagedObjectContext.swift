@@ -465,7 +465,7 @@ public final class ManagedObjectContext {
         guard let object = made as? T else {
             throw ObjectGraphError(.wrongValueType, "the class registered for '\(name)' is not a \(T.self)")
         }
-        object.managedObjectContext = self
+        // (Its context is set as it is registered, below.)
         let storage = object.allocateEmptyStorage()
         for (slot, value) in layout.defaultValues { storage.set(slot, value, layout: layout) }
         register(inserted: object)

@@ -18,7 +18,13 @@ struct ObjectList {
     var isEmpty: Bool { count == 0 }
     var count: Int { order.count - holes }
 
-    var objects: [ManagedObject] { order.compactMap { $0 } }
+    /// The objects in order (the buffer made at its size at once, not grown one object at a time).
+    var objects: [ManagedObject] {
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(count)
+        for case let object? in order { objects.append(object) }
+        return objects
+    }
 
     mutating func contains(_ object: ManagedObject) -> Bool {
         catchUp()

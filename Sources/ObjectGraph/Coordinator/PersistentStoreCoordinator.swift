@@ -419,44 +419,64 @@ public final class PersistentStoreCoordinator: Sendable {
         for requests: [(entityName: String, store: String?)]
     ) throws(StoreError) -> [ManagedObjectID] {
         try state.withLock { (state) throws(StoreError) -> [ManagedObjectID] in
-            // Group by store and root entity, so that each store allocates all its keys for a root at once.
-            var groups: [(entry: StoreEntry, root: String, positions: [Int])] = []
+            // Runs of requests for one entity in one store (a batch is one run, looked up once), each in its group:
+            // a store and a root entity, whose keys are allocated at once, in the order of the requests.
+            var groups: [(entry: StoreEntry, root: String, count: Int)] = []
             var groupIndex: [String: Int] = [:]
-            var last: (request: (entityName: String, store: String?), group: Int)?
-            for (position, request) in requests.enumerated() {
-                // A run of requests for one entity (a batch) is grouped without a lookup per request.
-                if let last, last.request.entityName == request.entityName, last.request.store == request.store {
-                    groups[last.group].positions.append(position)
-                    continue
-                }
-                guard
-                    let entry = request.store.flatMap({ s in state.entries.first { $0.store.identifier == s } })
-                        ?? state.entries.first(where: { $0.entityNames.contains(request.entityName) })
-                else {
-                    throw StoreError(.unsupported, "no store holds entity \(request.entityName); add one first")
-                }
-                let root = model.rootEntity(of: request.entityName)
-                let key = entry.store.identifier + "\u{0}" + root
-                if let index = groupIndex[key] {
-                    groups[index].positions.append(position)
-                    last = (request, index)
-                } else {
-                    groupIndex[key] = groups.count
-                    last = (request, groups.count)
-                    groups.append((entry, root, [position]))
+            var runs: [(start: Int, end: Int, group: Int)] = []
+            try requests.withUnsafeBufferPointer { (requests) throws(StoreError) in
+                var start = 0
+                while start < requests.count {
+                    let entityName = requests[start].entityName
+                    let storeName = requests[start].store
+                    var end = start + 1
+                    while end < requests.count, requests[end].entityName == entityName,
+                        requests[end].store == storeName
+                    {
+                        end += 1
+                    }
+                    guard
+                        let entry = storeName.flatMap({ s in state.entries.first { $0.store.identifier == s } })
+                            ?? state.entries.first(where: { $0.entityNames.contains(entityName) })
+                    else {
+                        throw StoreError(.unsupported, "no store holds entity \(entityName); add one first")
+                    }
+                    let root = model.rootEntity(of: entityName)
+                    let key = entry.store.identifier + "\u{0}" + root
+                    let group: Int
+                    if let known = groupIndex[key] {
+                        group = known
+                    } else {
+                        group = groups.count
+                        groupIndex[key] = group
+                        groups.append((entry, root, 0))
+                    }
+                    groups[group].count += end - start
+                    runs.append((start, end, group))
+                    start = end
                 }
             }
-            // (The store's identifier read once per group, not through the protocol per object.)
-            var ids = [ManagedObjectID?](repeating: nil, count: requests.count)
-            for group in groups {
-                let store = group.entry.store.identifier
-                let keys = try group.entry.allocateKeys(root: group.root, count: group.positions.count)
-                for (position, key) in zip(group.positions, keys) {
-                    ids[position] = ManagedObjectID(
-                        entityName: requests[position].entityName, storeIdentifier: store, primaryKey: key)
+            var keys: [[Int64]] = []
+            keys.reserveCapacity(groups.count)
+            for group in groups { keys.append(try group.entry.allocateKeys(root: group.root, count: group.count)) }
+            // (The store's identifier and the entity's name read once per run, not per object.)
+            var used = [Int](repeating: 0, count: groups.count)
+            var ids: [ManagedObjectID] = []
+            ids.reserveCapacity(requests.count)
+            for run in runs {
+                let store = groups[run.group].entry.store.identifier
+                let entityName = requests[run.start].entityName
+                keys[run.group].withUnsafeBufferPointer { keys in
+                    var next = used[run.group]
+                    for _ in run.start..<run.end {
+                        ids.append(
+                            ManagedObjectID(entityName: entityName, storeIdentifier: store, primaryKey: keys[next]))
+                        next += 1
+                    }
+                    used[run.group] = next
                 }
             }
-            return ids.compactMap { $0 }
+            return ids
         }
     }
 

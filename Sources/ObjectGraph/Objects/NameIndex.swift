@@ -87,19 +87,31 @@ package final class NameIndex: Sendable, Sequence {
         return name.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(name.utf8)
     }
 
-    /// The slot of `name`, if the entity has it.
+    /// The slot of `name`, if the entity has it. (Inlined: a caller that reads the index from its entity then
+    /// looks the name up without retaining the index; only the representation's probe is inline.)
+    @inline(__always)
     package subscript(name: String) -> Int? {
+        if dictionary == nil {
+            let mask = table.count - 1
+            let representation = Representation(name)
+            var place = representation.hash & mask
+            while true {
+                let entry = Int(representationTable[place])
+                if entry == 0 { break }
+                if representations[entry - 1] == representation { return slots[entry - 1] }
+                place = (place + 1) & mask
+            }
+        }
+        return slot(byBytesOf: name)
+    }
+
+    /// The slot of `name` found by its bytes (a name not given as the representation of one of the index's own), or
+    /// in the dictionary.
+    @inline(never)
+    private func slot(byBytesOf name: String) -> Int? {
         if let dictionary { return dictionary[name] }
         let mask = table.count - 1
-        let representation = Representation(name)
-        var place = representation.hash & mask
-        while true {
-            let entry = Int(representationTable[place])
-            if entry == 0 { break }
-            if representations[entry - 1] == representation { return slots[entry - 1] }
-            place = (place + 1) & mask
-        }
-        place = Self.hash(name) & mask
+        var place = Self.hash(name) & mask
         while true {
             let entry = Int(table[place])
             if entry == 0 { return nil }

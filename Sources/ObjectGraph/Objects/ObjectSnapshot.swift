@@ -299,18 +299,9 @@ public struct ObjectSnapshot: Sendable, Hashable {
     package static func forEachDestination<E: Error>(
         of snapshot: UnsafePointer<ObjectSnapshot>, _ body: (String, ManagedObjectID) throws(E) -> Void
     ) throws(E) {
-        guard let slotted = snapshot.pointee.slottedRelationships else {
-            for (name, id) in snapshot.pointee.namedToOne { if let id { try body(name, id) } }
-            for (name, ids) in snapshot.pointee.namedToMany { for id in ids { try body(name, id) } }
-            return
-        }
-        for (slot, value) in slotted.values.enumerated() where slot < slotted.layout.relationships.count {
-            switch value {
-            case .toOne(let id?): try body(slotted.layout.relationships[slot].name, id)
-            case .toMany(let ids): for id in ids { try body(slotted.layout.relationships[slot].name, id) }
-            case .toOne(nil), .absent, .toManyFault: break
-            }
-        }
+        if try forEachSlottedDestination(snapshot.pointee.slottedRelationships, body) { return }
+        for (name, id) in snapshot.pointee.namedToOne { if let id { try body(name, id) } }
+        for (name, ids) in snapshot.pointee.namedToMany { for id in ids { try body(name, id) } }
     }
 
     /// Whether the snapshot holds destinations for any to-many relationship (``toMany`` is not empty).
@@ -318,8 +309,29 @@ public struct ObjectSnapshot: Sendable, Hashable {
 
     /// ``hasToMany`` of the snapshot at `snapshot`, read where it is (see ``forEachDestination(of:_:)``).
     package static func hasToMany(_ snapshot: UnsafePointer<ObjectSnapshot>) -> Bool {
-        guard let slotted = snapshot.pointee.slottedRelationships else { return !snapshot.pointee.namedToMany.isEmpty }
-        return slotted.values.contains { if case .toMany = $0 { true } else { false } }
+        holdsToMany(snapshot.pointee.slottedRelationships) ?? !snapshot.pointee.namedToMany.isEmpty
+    }
+
+    /// Calls `body` as ``forEachDestination(of:_:)`` does for relationships held by slot: whether they are. (Borrowed:
+    /// read where they are, neither copied nor retained.)
+    private static func forEachSlottedDestination<E: Error>(
+        _ relationships: borrowing SlotRelationships?, _ body: (String, ManagedObjectID) throws(E) -> Void
+    ) throws(E) -> Bool {
+        switch relationships {
+        case .none: return false
+        case .some(let slotted):
+            try slotted.forEachDestination(body)
+            return true
+        }
+    }
+
+    /// Whether relationships held by slot hold to-many destinations; nil for none held by slot. (Borrowed: read where
+    /// they are, neither copied nor retained.)
+    private static func holdsToMany(_ relationships: borrowing SlotRelationships?) -> Bool? {
+        switch relationships {
+        case .none: nil
+        case .some(let slotted): slotted.values.contains { if case .toMany = $0 { true } else { false } }
+        }
     }
 
     /// The snapshot with every relationship's destinations passed through `map`, kept by slot when held that way.
@@ -530,6 +542,18 @@ package struct SlotRelationships: Sendable {
     package let layout: EntityLayout
     /// One value per relationship of the layout.
     package var values: [RelationshipSlotValue]
+
+    /// Calls `body` with each relationship that holds destinations and each destination (see
+    /// ``ObjectSnapshot/forEachDestination(of:_:)``).
+    func forEachDestination<E: Error>(_ body: (String, ManagedObjectID) throws(E) -> Void) throws(E) {
+        for (slot, value) in values.enumerated() where slot < layout.relationships.count {
+            switch value {
+            case .toOne(let id?): try body(layout.relationships[slot].name, id)
+            case .toMany(let ids): for id in ids { try body(layout.relationships[slot].name, id) }
+            case .toOne(nil), .absent, .toManyFault: break
+            }
+        }
+    }
 
     /// The relationships by name, as ``ObjectSnapshot/toOne``, ``ObjectSnapshot/toMany`` and
     /// ``ObjectSnapshot/toManyFaults`` hold them.

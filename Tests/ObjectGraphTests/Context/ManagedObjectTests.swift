@@ -432,6 +432,26 @@ struct ManagedObjectTests {
         #expect(try reader.existingObject(with: leaf.objectID).value(forKey: "name") == .string("a"))
     }
 
+    @Test func permanentIDsFollowTheObjectsOrderInRunsOfEntities() throws {
+        let context = try Shapes.context()
+        // Runs of two roots' entities, the Leaf runs split by Tags: each root's keys go to its objects in order.
+        var objects: [ManagedObject] = []
+        for entity in ["Leaf", "Leaf", "Tag", "Leaf", "Tag", "Tag", "Leaf"] {
+            objects.append(try context.insertNewObject(forEntityName: entity))
+        }
+        try context.obtainPermanentIDs(for: objects)
+        #expect(objects.map(\.objectID.entityName) == ["Leaf", "Leaf", "Tag", "Leaf", "Tag", "Tag", "Leaf"])
+        #expect(objects.map(\.objectID.primaryKey) == [1, 2, 1, 3, 2, 3, 4])
+        for object in objects {
+            #expect(!object.objectID.isTemporary)
+            #expect(context.registeredObject(for: object.objectID) === object)
+        }
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: context.persistentStoreCoordinator)
+        #expect(try reader.count(for: FetchRequest(entityName: "Leaf")) == 4)
+        #expect(try reader.count(for: FetchRequest(entityName: "Tag")) == 3)
+    }
+
     @Test func transientChangesAreUndoable() throws {
         let context = try Shapes.context()
         let leaf = try Shapes.leaf("a", context)
