@@ -23,6 +23,12 @@ extension ManagedObjectContext {
         for observer in observers where observer.name == notification.name { observer.handler(notification) }
     }
 
+    /// Whether anything observes notification `name`: a notification whose lists cost a pass over every changed
+    /// object is made only then.
+    func isObserved(_ name: ContextNotificationName) -> Bool {
+        observers.contains { $0.name == name }
+    }
+
     func postObjectsDidChange() {
         guard !event.isEmpty else { return }
         bumpGeneration()
@@ -30,7 +36,7 @@ extension ManagedObjectContext {
         event = EventChanges()
         // The objects' lists are made only for an observer: a context nobody watches (a script inserting many
         // objects) lets the event go as it is.
-        guard observers.contains(where: { $0.name == .objectsDidChange }) else { return }
+        guard isObserved(.objectsDidChange) else { return }
         post(
             ContextNotification(
                 name: .objectsDidChange, inserted: changes.inserted.objects, updated: changes.updated.objects,

@@ -108,7 +108,7 @@ extension ManagedObjectContext {
         for object in updatedNow { object.didSave() }
         for object in deletedNow { object.didSave() }
         // The IDs' lists are made only for an observer.
-        guard observers.contains(where: { $0.name == .didSave }) else { return }
+        guard isObserved(.didSave) else { return }
         post(
             ContextNotification(
                 name: .didSave, inserted: insertedNow, updated: updatedNow, deleted: deletedNow, refreshed: [],
