@@ -304,6 +304,19 @@ final class SQLiteDatabase {
         try step(try statement(sql), bindings, sql: sql)
     }
 
+    /// The tables and triggers of the database, read with one statement (asking table by table took a statement for
+    /// each); the columns of a table are read when first asked for.
+    func catalog() throws(SQLiteStoreError) -> SQLiteCatalog {
+        var catalog = SQLiteCatalog(database: self)
+        try query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')") {
+            (statement) throws(SQLiteStoreError) in
+            guard case .text(let type) = Self.column(statement, 0), case .text(let name) = Self.column(statement, 1)
+            else { return }
+            catalog.add(type: type, name: name)
+        }
+        return catalog
+    }
+
     /// Whether a table with this name exists.
     func hasTable(_ name: String) throws(SQLiteStoreError) -> Bool {
         !(try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])).isEmpty
@@ -320,5 +333,40 @@ final class SQLiteDatabase {
     static func quote(_ identifier: String) -> String {
         guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// What a database holds, as a store opening checks it (see ``SQLiteDatabase/catalog()``): its tables and triggers by
+/// name, and the columns of the tables asked about.
+struct SQLiteCatalog {
+    let database: SQLiteDatabase
+    /// The tables' names, in the order the schema lists them.
+    private(set) var tables: [String] = []
+    private var tableNames: Set<String> = []
+    /// The triggers' names.
+    private(set) var triggers: [String] = []
+    /// The columns of each table asked about, as a set.
+    private var columnsByName: [String: Set<String>] = [:]
+
+    init(database: SQLiteDatabase) { self.database = database }
+
+    /// Records one row of the catalog's statement.
+    mutating func add(type: String, name: String) {
+        if type == "trigger" {
+            triggers.append(name)
+        } else if tableNames.insert(name).inserted {
+            tables.append(name)
+        }
+    }
+
+    /// Whether a table of exactly this name exists (as `name = ?` in `sqlite_master` finds it).
+    func hasTable(_ name: String) -> Bool { tableNames.contains(name) }
+
+    /// The names of a table's columns (`PRAGMA table_info`, read once per table); none when there is no such table.
+    mutating func columns(of table: String) throws(SQLiteStoreError) -> Set<String> {
+        if let known = columnsByName[table] { return known }
+        let found = Set(try database.columns(of: table))
+        columnsByName[table] = found
+        return found
     }
 }

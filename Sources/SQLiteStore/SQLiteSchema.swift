@@ -575,17 +575,14 @@ final class SQLiteSchema {
 
     /// Adjusts column and join-table names to what an existing store has (Apple's stores may differ from our naming
     /// where names collide).
-    func reconcile(with database: SQLiteDatabase) throws(SQLiteStoreError) {
-        var columnsOf: [String: Set<String>] = [:]
-        func columns(_ table: String) throws(SQLiteStoreError) -> Set<String> {
-            if let known = columnsOf[table] { return known }
-            let found = Set(try database.columns(of: table))
-            columnsOf[table] = found
-            return found
+    func reconcile(with catalog: inout SQLiteCatalog) throws(SQLiteStoreError) {
+        func columns(_ table: String) throws(SQLiteStoreError) -> Set<String> { try catalog.columns(of: table) }
+        // The tables whose names start `Z_` (any case of the Z, as SQLite's LIKE matches), in the schema's order.
+        let joinCandidates = catalog.tables.filter {
+            let name = $0.utf8
+            return name.count >= 2 && (name.first == UInt8(ascii: "Z") || name.first == UInt8(ascii: "z"))
+                && name.dropFirst().first == UInt8(ascii: "_")
         }
-        let joinCandidates = try database.query(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\'"
-        ).compactMap { row -> String? in if case .text(let n) = row[0] { return n } else { return nil } }
         for (entity, storages) in toManyStorage {
             for (name, storage) in storages {
                 // An ordered to-many without an inverse in a store made without its order column (by an earlier

@@ -57,10 +57,9 @@ struct HistoryTables: Sendable {
 
 extension SQLiteStore {
     /// The history tables of the store, when it has all three and their `Z_PRIMARYKEY` rows.
-    func findHistoryTables() throws(SQLiteStoreError) -> HistoryTables? {
-        for table in ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"] where !(try database.hasTable(table)) {
-            return nil
-        }
+    func findHistoryTables(_ catalog: SQLiteCatalog) throws(SQLiteStoreError) -> HistoryTables? {
+        guard catalog.hasTable("ATRANSACTION"), catalog.hasTable("ACHANGE"), catalog.hasTable("ATRANSACTIONSTRING")
+        else { return nil }
         var numbers: [String: Int64] = [:]
         for row in try database.query(
             "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME IN ('CHANGE', 'TRANSACTION', 'TRANSACTIONSTRING')")

@@ -44,7 +44,17 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     public var metadata: [String: PropertyList] = [:]
     let database: SQLiteDatabase
     let workingDirectory: URL?
-    let externalDataDirectory: URL?
+    /// The folder of externally stored binary data: the `externalDataDirectory` option, else the one beside the file
+    /// (worked out when first needed: its URL arithmetic was a tenth of opening a store, and most stores have none).
+    var externalDataDirectory: URL? {
+        if let known = externalDataDirectoryFound { return known }
+        let found =
+            description.options["externalDataDirectory"].map { URL(fileURLWithPath: $0) }
+            ?? description.url.map(Self.externalDataDirectory(for:))
+        externalDataDirectoryFound = found
+        return found
+    }
+    private var externalDataDirectoryFound: URL?? = nil
     // Read for every row (set when the store loads or migrates, never while a read is going): no access records.
     @exclusivity(unchecked) var schema: SQLiteSchema!
     @exclusivity(unchecked) var model: ManagedObjectModel!
@@ -80,6 +90,9 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     /// row a save writes, so unchecked for exclusivity, as the other per-row state above.)
     @exclusivity(unchecked) var triggerMaintained: Set<String> = []
     private var isNew: Bool
+    /// The file's tables, triggers and columns as the store found them when it opened, for `load(model:)` (which then
+    /// lets them go): read once, not a statement per table.
+    private var openingCatalog: SQLiteCatalog?
     /// Why the stored metadata could not be read: reading goes on (with no metadata), but a save refuses rather
     /// than replace the app's metadata keys with ours.
     public private(set) var metadataProblem: String?
@@ -141,9 +154,6 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 .unsupported, path: url.path,
                 "journal mode '\(mode)' is not one of \(Self.journalModes.sorted().joined(separator: ", "))")
         }
-        externalDataDirectory =
-            description.options["externalDataDirectory"].map { URL(fileURLWithPath: $0) }
-            ?? Self.externalDataDirectory(for: url)
         if description.isReadOnly {
             guard exists else { throw StoreError(.notFound, path: url.path, "no such file") }
             do {
@@ -176,7 +186,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
         }
         if exists {
             do {
-                guard try database.hasTable("Z_METADATA"), try database.hasTable("Z_PRIMARYKEY") else {
+                // What the file holds, read once: `load(model:)` checks the tables and columns against the model.
+                let catalog = try database.catalog()
+                openingCatalog = catalog
+                guard catalog.hasTable("Z_METADATA"), catalog.hasTable("Z_PRIMARYKEY") else {
                     throw StoreError(
                         .corrupt, path: url.path,
                         "a SQLite database, but not a Core Data store (no Z_METADATA or Z_PRIMARYKEY)")
@@ -377,6 +390,8 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
     public func load(model: ManagedObjectModel) throws(StoreError) {
         self.model = model
         try reporting {
+            let catalog = openingCatalog
+            openingCatalog = nil
             if isNew {
                 schema = try SQLiteSchema(model: model)
                 insertSQL = [:]
@@ -394,6 +409,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                     try database.execute("PRAGMA synchronous = OFF")
                 }
             } else {
+                var catalog = try catalog ?? database.catalog()
                 var numbers: [String: Int64] = [:]
                 var rowNames: [String: Int64] = [:]
                 for row in try database.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
@@ -419,19 +435,15 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 toManySQLCache = [:]
                 lastUpdateSQL = nil
                 lastDeleteSQL = nil
-                try schema.reconcile(with: database)
-                for table in Set(schema.tables.keys) where !(try database.hasTable(table)) {
+                try schema.reconcile(with: &catalog)
+                for table in Set(schema.tables.keys) where !catalog.hasTable(table) {
                     throw StoreError(.incompatibleModel, path: description.url?.path, "the store has no table \(table)")
                 }
-                try checkColumns()
-                historyTables = try findHistoryTables()
-                var triggers: Set<String> = []
-                for row in try database.query("SELECT name FROM sqlite_master WHERE type = 'trigger'") {
-                    if case .text(let name) = row[0] { triggers.insert(name) }
-                }
+                try checkColumns(&catalog)
+                historyTables = try findHistoryTables(catalog)
                 // Any of Apple's derived-attribute triggers (`Z_DA_<table>_<Entity>_<attribute>_…`), counting or
                 // not: the value is the triggers' to keep.
-                let derivedTriggers = triggers.filter { $0.hasPrefix("Z_DA_") }
+                let derivedTriggers = catalog.triggers.filter { $0.hasPrefix("Z_DA_") }
                 triggerMaintained = []
                 for entity in model.entities {
                     for attribute in entity.attributes
@@ -522,17 +534,10 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
 
     /// Checks that every table has the columns the model needs, so that a store that does not match is refused
     /// when it is opened (exit 65), rather than reading nil for what it lacks.
-    private func checkColumns() throws(StoreError) {
-        var found: [String: Set<String>] = [:]
-        func columns(_ table: String) throws(SQLiteStoreError) -> Set<String> {
-            if let known = found[table] { return known }
-            let names = Set(try database.columns(of: table))
-            found[table] = names
-            return names
-        }
+    private func checkColumns(_ catalog: inout SQLiteCatalog) throws(StoreError) {
         try reporting {
             for (name, table) in schema.tables {
-                let existing = try columns(name)
+                let existing = try catalog.columns(of: name)
                 for required in ["Z_PK", "Z_ENT"] where !existing.contains(required) {
                     throw StoreError(.corrupt, path: description.url?.path, "table \(name) has no \(required) column")
                 }
@@ -540,7 +545,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
             }
             for entity in model.entities {
                 let table = schema.rawTable(of: entity.name)
-                let existing = try columns(table)
+                let existing = try catalog.columns(of: table)
                 for (attribute, column) in schema.attributeColumns[entity.name] ?? [:] {
                     let needed = column.members.isEmpty ? [column.column] : column.members.map(\.column)
                     for name in needed where !existing.contains(name) {

@@ -54,7 +54,7 @@ extension ManagedObjectContext {
         var failure: ContextError?
         for id in changes.updated {
             guard let object = registered[id], !object.isFault || object.hasChanges else {
-                registered[id].map { event.refreshed.insert($0) }
+                if let registered = registered[id] { event.refreshed.insert(registered) }
                 continue
             }
             if object.hasChanges {

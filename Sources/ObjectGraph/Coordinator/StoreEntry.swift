@@ -13,10 +13,7 @@ struct CoordinatorState {
     /// are to be cached (not when there are more than the cache holds).
     private static func makeRoom(for count: Int, in rowCache: inout RowCache) -> Bool {
         if rowCache.count + count > rowCacheLimit { rowCache = RowCache() }
-        guard count <= rowCacheLimit else { return false }
-        // Room made once, not by doubling while the rows go in.
-        rowCache.reserveCapacity(rowCache.count + count)
-        return true
+        return count <= rowCacheLimit
     }
 
     /// Adds snapshots to a row cache, starting it afresh first if they would not fit.
@@ -24,18 +21,19 @@ struct CoordinatorState {
         _ snapshots: some Collection<ObjectSnapshot>, in rowCache: inout RowCache
     ) {
         guard makeRoom(for: snapshots.count, in: &rowCache) else { return }
+        // Room made once, not by doubling while the rows go in.
+        rowCache.reserveCapacity(rowCache.count + snapshots.count)
         for snapshot in snapshots { rowCache.insert(snapshot) }
     }
 
     /// Adds snapshots to a row cache as ``cache(_:in:)`` does, moving them out of `snapshots` (left empty) instead of
-    /// copying each.
+    /// copying each; the cache indexes them when a lookup first needs them.
     static func cache(moving snapshots: inout [ObjectSnapshot], in rowCache: inout RowCache) {
         guard makeRoom(for: snapshots.count, in: &rowCache) else {
             snapshots = []
             return
         }
-        // Taken from the end: the order does not matter to a dictionary.
-        while let snapshot = snapshots.popLast() { rowCache.insert(snapshot) }
+        rowCache.insert(moving: &snapshots)
     }
 
     func entry(for id: ManagedObjectID) -> StoreEntry? {
@@ -228,6 +226,7 @@ final class StoreEntry: @unchecked Sendable {
         var uncached: [ObjectSnapshot] = []
         var overflowed = false
         let cached = rowCache
+        let nothingCached = cached.isEmpty
         try incremental.snapshots(
             for: request, entityNames: entityNames.filter(self.entityNames.contains),
             expecting: { count in
@@ -241,7 +240,7 @@ final class StoreEntry: @unchecked Sendable {
         ) { (fresh: consuming ObjectSnapshot) in
             // As when rows are read by ID: a row already in the cache is the one the objects were filled from. (A row
             // the store hands over by key is looked up and kept by key: no ID is made for it.)
-            if !cached.isEmpty, let known = cached[fresh.identity] {
+            if !nothingCached, let known = cached[fresh.identity] {
                 body(known, false)
                 return false
             }

@@ -70,6 +70,30 @@ struct RowCacheTests {
                 case 2 where step % 50 == 0:
                     cache.removeRows(ofStore: store)
                     expected = expected.filter { $0.key.storeIdentifier != store }
+                case 3, 4:
+                    // A fetch's rows, moved in at once (indexed when first looked up): some of them the same object
+                    // twice, the later one kept.
+                    var batch: [ObjectSnapshot] = []
+                    for _ in 0..<Int.random(in: 0...12, using: &random) {
+                        let again =
+                            batch.isEmpty || Bool.random(using: &random) ? nil : batch.randomElement(using: &random)
+                        let rowID =
+                            again?.objectID
+                            ?? ManagedObjectID(
+                                entityName: Self.entities.randomElement(using: &random)!,
+                                storeIdentifier: Self.stores.randomElement(using: &random)!,
+                                primaryKey: Self.key(&random))
+                        version += 1
+                        let prefix = ObjectIDPrefix(
+                            storeIdentifier: rowID.storeIdentifier ?? "", entityName: rowID.entityName)
+                        batch.append(
+                            ObjectSnapshot(
+                                identity: .key(prefix, rowID.primaryKey), version: version,
+                                values: SlotValues(layout: layout)))
+                        expected[rowID] = version
+                    }
+                    cache.insert(moving: &batch)
+                    #expect(batch.isEmpty, "round \(round), step \(step)")
                 default:
                     // Known by key (as a store's fetch hands rows over).
                     let prefix = ObjectIDPrefix(storeIdentifier: store, entityName: entity)
@@ -120,6 +144,39 @@ struct RowCacheTests {
         #expect(cache[id(5_000)] == nil)
         #expect(cache[id(-5_000)] == nil)
         #expect(cache.count == 10_000)
+    }
+
+    /// A copy of the cache is its own: rows moved into the original after the copy (or into the copy) are not in the
+    /// other, whether or not a lookup indexed the rows both held first.
+    @Test func aCopyKeepsItsRowsWhileTheOriginalChanges() throws {
+        let layout = try Self.layout()
+        func batch(_ keys: ClosedRange<Int64>, version: Int64) -> [ObjectSnapshot] {
+            let prefix = ObjectIDPrefix(storeIdentifier: Self.stores[0], entityName: "Item")
+            return keys.map {
+                ObjectSnapshot(identity: .key(prefix, $0), version: version, values: SlotValues(layout: layout))
+            }
+        }
+        func id(_ key: Int64) -> ManagedObjectID {
+            ManagedObjectID(entityName: "Item", storeIdentifier: Self.stores[0], primaryKey: key)
+        }
+        for lookUpFirst in [false, true] {
+            var cache = RowCache()
+            var rows = batch(1...10, version: 1)
+            cache.insert(moving: &rows)
+            var copy = cache
+            if lookUpFirst { #expect(copy[id(3)]?.version == 1) }
+            var more = batch(5...20, version: 2)
+            cache.insert(moving: &more)
+            cache[id(1)] = nil
+            var other = batch(30...31, version: 3)
+            copy.insert(moving: &other)
+            #expect(cache.count == 19, "\(lookUpFirst)")
+            #expect(copy.count == 12, "\(lookUpFirst)")
+            #expect(cache[id(1)] == nil && copy[id(1)]?.version == 1, "\(lookUpFirst)")
+            #expect(cache[id(7)]?.version == 2 && copy[id(7)]?.version == 1, "\(lookUpFirst)")
+            #expect(cache[id(15)]?.version == 2 && copy[id(15)] == nil, "\(lookUpFirst)")
+            #expect(cache[id(30)] == nil && copy[id(30)]?.version == 3, "\(lookUpFirst)")
+        }
     }
 
     @Test func aTemporaryIDHasNoRow() {
