@@ -138,11 +138,6 @@ struct RandomOrderedEditTests {
                 let list = try group.mutableObjects(forKey: key)
                 var current = (key == "items" ? mirror.items[g] : mirror.tags[g]) ?? []
                 let op = Int.random(in: 0..<12, using: &random)
-                if store.type == "XML" && seed == 4 && step > 40 && step < 51 {
-                    print(
-                        "DBG step \(step) op \(op) g \(g) x \(x) key \(key) history \(history.count) undone \(undone.count) names \(mirror.names.sorted()) items \(items.keys.sorted())"
-                    )
-                }
                 switch op {
                 case 0, 1:
                     try list.add(item)
