@@ -550,11 +550,13 @@ extension SQLiteStore {
         // The last destination of each to-one of the current plan, with the key (and entity number) it was read
         // from: rows in a run often point at the same object (a department's people), which is made once.
         var recent: [(key: Int64, entity: Int64, id: ManagedObjectID)?] = []
-        // A row's values and relationships, kept from row to row with the plan they were made for: when `body` lets a
-        // snapshot go, they are this function's alone again and the next row is written over them in place (when it
-        // keeps one, the next row starts new ones rather than copying the kept ones). The objects filled from a row
-        // copy its values.
+        // A row's values, kept from row to row: when `body` lets a snapshot go, they are this function's alone again
+        // and the next row is written over them in place (when it keeps one, the next row starts new ones).
         var values: SlotValues? = nil
+        // A row's relationships, kept from row to row with the plan they were made for: only its to-one slots are
+        // written, each only when the row points elsewhere than the row before. Rows that point where the row before
+        // did (a run of one department's people) share one list, whether `body` keeps them or not; a kept list is
+        // copied when the next row changes it.
         var relationships: [RelationshipSlotValue] = []
         var filledFor: RowPlan? = nil
         try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
@@ -621,14 +623,6 @@ extension SQLiteStore {
             if filledFor !== plan {
                 relationships = plan.relationships
                 filledFor = plan
-            } else {
-                // Every value the plan reads is written below, null or not (the other slots stay null); a to-one
-                // is written only when it points somewhere, so the relationships start again from the plan's.
-                relationships.withUnsafeMutableBufferPointer { relationships in
-                    plan.relationships.withUnsafeBufferPointer { template in
-                        for i in relationships.indices { relationships[i] = template[i] }
-                    }
-                }
             }
             var rawKeys: Set<String> = []
             // Read through a buffer: an attribute's fields are used in place, not copied (and retained) per row.
@@ -691,12 +685,15 @@ extension SQLiteStore {
                 for n in toOnes.indices {
                     let toOne = first + n
                     let key = Self.integer(statement, toOne.pointee.index)
-                    if key == nil, sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_NULL { continue }
+                    if key == nil, sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_NULL {
+                        Self.point(&relationships, toOne.pointee.slot, at: nil)
+                        continue
+                    }
                     if let seen = recent[n], let key, key == seen.key,
                         toOne.pointee.entityIndex.map({ Self.integer(statement, $0) == seen.entity }) ?? true
                     {
                         // The same destination as the row before (already checked): the same ID.
-                        relationships[toOne.pointee.slot] = .toOne(seen.id)
+                        Self.point(&relationships, toOne.pointee.slot, at: seen.id)
                         continue
                     }
                     if let entityIndex = toOne.pointee.entityIndex {
@@ -709,7 +706,7 @@ extension SQLiteStore {
                                 "\(id).\(toOne.pointee.name) points at a \(destination.entityName), not a \(toOne.pointee.destination)"
                             )
                         }
-                        relationships[toOne.pointee.slot] = .toOne(destination)
+                        Self.point(&relationships, toOne.pointee.slot, at: destination)
                         recent[n] = (destination.primaryKey, sqlite3_column_int64(statement, entityIndex), destination)
                     } else {
                         guard sqlite3_column_type(statement, toOne.pointee.index) == SQLITE_INTEGER,
@@ -723,7 +720,7 @@ extension SQLiteStore {
                         let destination = ManagedObjectID(
                             entityName: toOne.pointee.destination, storeIdentifier: identifier,
                             primaryKey: sqlite3_column_int64(statement, toOne.pointee.index))
-                        relationships[toOne.pointee.slot] = .toOne(destination)
+                        Self.point(&relationships, toOne.pointee.slot, at: destination)
                         recent[n] = (destination.primaryKey, 0, destination)
                     }
                 }
@@ -733,8 +730,20 @@ extension SQLiteStore {
                 version: versionIndex.map { sqlite3_column_int64(statement, $0) } ?? 1, values: rowValues,
                 relationships: relationships)
             if !rawKeys.isEmpty { snapshot.rawKeys = rawKeys }
-            if body(consume snapshot) { filledFor = nil }
+            _ = body(consume snapshot)
         }
+    }
+
+    /// Sets a to-one slot of a row's relationships unless it already holds that destination (the same ID object: the
+    /// row before pointed there too), so that rows pointing alike share one list. (Static, the list passed `inout`: a
+    /// local function capturing it would check every access to it for exclusivity at run time.)
+    @inline(__always)
+    static func point(_ relationships: inout [RelationshipSlotValue], _ slot: Int, at destination: ManagedObjectID?) {
+        let holds = relationships.withUnsafeBufferPointer { (held) -> Bool in
+            if case .toOne(let id) = held[slot] { return id === destination }
+            return false
+        }
+        if !holds { relationships[slot] = .toOne(destination) }
     }
 
     /// The objects a relationship of one object points to.
