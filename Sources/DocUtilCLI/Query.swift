@@ -106,13 +106,8 @@ struct Query: ParsableCommand {
             // The matches' rows, read as SQL finds them (the document is read-only: nothing unsaved to merge); then
             // a batch at a time, their to-many relationships read on another thread while the batch before is made
             // into objects and written (as `dump` does).
-            var matches = try opened.context.storedSnapshots(for: request)
-            if request.sortDescriptors.isEmpty {
-                matches.sort {
-                    ($0.objectID.entityName, $0.objectID.primaryKey) < ($1.objectID.entityName, $1.objectID.primaryKey)
-                }
-            }
-            let snapshots = matches
+            let matches = try opened.context.storedSnapshots(for: request)
+            let snapshots = request.sortDescriptors.isEmpty ? Self.byEntityAndKey(matches) : matches
             let coordinator = opened.context.persistentStoreCoordinator
             let output = OutputFile.standardOutput
             var stream = ObjectStream(
@@ -128,5 +123,48 @@ struct Query: ParsableCommand {
                 }, of: opened, through: &stream, to: output)
             try output.write(stream.end())
         }
+    }
+
+    /// `matches` by entity name, then key: the order `query` lists objects in when no sort is given. The rows of a
+    /// table come in key order, so the usual list (one entity, or entities in runs already in this order) is checked
+    /// in one pass and kept as it is; any other is sorted by each entity's place among the names and the key, numbers
+    /// compared rather than names (a name is looked up only where it differs from the row before's).
+    static func byEntityAndKey(_ matches: [ObjectSnapshot]) -> [ObjectSnapshot] {
+        var places: [String: Int] = [:]
+        var names: [String] = []
+        var entity: [Int] = []
+        var key: [Int64] = []
+        entity.reserveCapacity(matches.count)
+        key.reserveCapacity(matches.count)
+        var last: (name: String, place: Int)? = nil
+        for match in matches {
+            let id = match.objectID
+            key.append(id.primaryKey)
+            let name = id.entityName
+            if let last, last.name == name {
+                entity.append(last.place)
+                continue
+            }
+            let place: Int
+            if let known = places[name] {
+                place = known
+            } else {
+                place = names.count
+                places[name] = place
+                names.append(name)
+            }
+            entity.append(place)
+            last = (name, place)
+        }
+        // Each name's place in name order.
+        var rank = [Int](repeating: 0, count: names.count)
+        for (position, place) in names.indices.sorted(by: { names[$0] < names[$1] }).enumerated() {
+            rank[place] = position
+        }
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            (rank[entity[a]], key[a]) < (rank[entity[b]], key[b])
+        }
+        if matches.indices.dropFirst().allSatisfy({ !precedes($0, $0 - 1) }) { return matches }
+        return matches.indices.sorted(by: precedes).map { matches[$0] }
     }
 }
