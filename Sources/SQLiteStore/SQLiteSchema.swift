@@ -111,6 +111,62 @@ final class SQLiteSchema {
         buildTables()
     }
 
+    /// A copy of `other`, for a store to reconcile with its file (the copy's changes leave `other` as it is: every
+    /// property is a value).
+    private init(copying other: SQLiteSchema) {
+        model = other.model
+        entities = other.entities
+        entityByNumber = other.entityByNumber
+        entityNames = other.entityNames
+        attributeColumns = other.attributeColumns
+        toOneColumns = other.toOneColumns
+        toManyStorage = other.toManyStorage
+        tables = other.tables
+        joinTables = other.joinTables
+        entityIndexes = other.entityIndexes
+        orderedByKey = other.orderedByKey
+        joinNames = other.joinNames
+    }
+
+    /// The schema ``init(model:numbers:)`` builds, for a store to reconcile with its file: a copy of the one built
+    /// the first time a store opened with `model` asked for these entity numbers, kept with the model (building it is
+    /// about a fifth of opening a store).
+    /// - Parameters:
+    ///   - model: the model.
+    ///   - numbers: the entity numbers of the store's file; `nil` for Core Data's own numbering (a new store).
+    /// - Returns: a schema of the store's own.
+    /// - Throws: ``SQLiteStoreError`` as ``init(model:numbers:)`` does.
+    static func of(_ model: ManagedObjectModel, numbers: [String: Int64]?) throws(SQLiteStoreError) -> SQLiteSchema {
+        // (No numbers and none given are the same: each entity then takes its number from Core Data's numbering.)
+        let key = numbers ?? [:]
+        let built = model.derived("SQLiteStore.SQLiteSchema.Built") { Built() }
+        if let kept = built.schema(for: key) { return SQLiteSchema(copying: kept) }
+        let schema = try SQLiteSchema(model: model, numbers: numbers)
+        built.keep(SQLiteSchema(copying: schema), for: key)
+        return schema
+    }
+
+    /// Schemas as built from one model, by entity numbers (a few: a model's stores usually share one numbering),
+    /// never changed once kept: only copies leave.
+    private final class Built: @unchecked Sendable {
+        // (Unchecked: `schemas` is read and written under `lock` only, and the schemas in it are never changed.)
+        private let lock = NSLock()
+        private var schemas: [[String: Int64]: SQLiteSchema] = [:]
+
+        func schema(for numbers: [String: Int64]) -> SQLiteSchema? {
+            lock.lock()
+            defer { lock.unlock() }
+            return schemas[numbers]
+        }
+
+        func keep(_ schema: SQLiteSchema, for numbers: [String: Int64]) {
+            lock.lock()
+            defer { lock.unlock() }
+            if schemas.count >= 16 { schemas.removeAll() }
+            schemas[numbers] = schema
+        }
+    }
+
     /// The entity whose number (`Z_ENT`) is `number`, if any.
     func entityName(number: Int64) -> String? {
         if number >= 0, number < entityNames.count { return entityNames[Int(number)] }

@@ -393,7 +393,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
             let catalog = openingCatalog
             openingCatalog = nil
             if isNew {
-                schema = try SQLiteSchema(model: model)
+                schema = try SQLiteSchema.of(model, numbers: nil)
                 insertSQL = [:]
                 columnPlans = [:]
                 planIndexes = [:]
@@ -428,7 +428,7 @@ public final class SQLiteStore: IncrementalStore, FlushingStore, WholeStoreCopyi
                 }
                 pendingPrimaryKeyRows = [:]
                 numbers = try numbersForMissingEntities(numbers, rowNames: rowNames, claimed: seen)
-                schema = try SQLiteSchema(model: model, numbers: numbers)
+                schema = try SQLiteSchema.of(model, numbers: numbers)
                 insertSQL = [:]
                 columnPlans = [:]
                 planIndexes = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A managed object model: the entities, fetch request templates and configurations of a document.
 ///
@@ -41,6 +42,8 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
     let resolvedFetchedProperties: [[FetchedPropertyDescription]]
     /// The object layout of every entity, by name.
     package let layouts: [String: EntityLayout]
+    /// What other modules work out from the model once and keep with it, by key (see ``derived(_:_:)``).
+    private let derivedValues = Mutex<[String: any Sendable]>([:])
 
     /// Creates and checks a model.
     ///
@@ -77,6 +80,23 @@ public final class ManagedObjectModel: Sendable, Hashable, CustomStringConvertib
         let layouts = builder.makeLayouts(composites: composites)
         self.layouts = layouts
         self.layoutsByIndex = entities.map { layouts[$0.name] }
+    }
+
+    /// The value kept with the model under `key`, made by `make` the first time it is asked for (and again if the
+    /// one kept is of another type): for what a module works out from the model alone and every store opened with it
+    /// uses, such as a store's mapping of the entities onto its tables. `make` runs under the model's lock, so it must
+    /// not ask the model for a derived value itself.
+    /// - Parameters:
+    ///   - key: what the value is, named by the module that keeps it.
+    ///   - make: makes the value.
+    /// - Returns: the value kept.
+    package func derived<Value: Sendable>(_ key: String, _ make: () -> Value) -> Value {
+        derivedValues.withLock { values in
+            if let kept = values[key] as? Value { return kept }
+            let made = make()
+            values[key] = made
+            return made
+        }
     }
 
     /// Merges several models into one.
