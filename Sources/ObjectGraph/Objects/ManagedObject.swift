@@ -420,7 +420,9 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
         let slots = storage.relationshipSlot(0, layout: entity)
         // Read in place, through buffers: a fetch fills every row's object here.
         entity.relationshipShapes.withUnsafeBufferPointer { shapes in
-            guard let slotted = snapshot.slottedRelationships, slotted.layout === entity else {
+            // (The snapshot's list read where it is: bound to a name, it would be copied, two retains and two releases
+            // a row.)
+            guard snapshot.slottedRelationships?.layout === entity else {
                 for i in shapes.indices {
                     let slot = slots + i
                     guard shapes[i].isStored else {
@@ -436,7 +438,7 @@ open class ManagedObject: KeyValueCoding, CustomStringConvertible {
                 }
                 return
             }
-            slotted.values.withUnsafeBufferPointer { values in
+            snapshot.slottedRelationships?.values.withUnsafeBufferPointer { values in
                 for i in shapes.indices {
                     let slot = slots + i
                     guard shapes[i].isStored, i < values.count else {
