@@ -111,26 +111,51 @@ final class SQLiteSchema {
         buildTables()
     }
 
-    /// A copy of `other`, for a store to reconcile with its file (the copy's changes leave `other` as it is: every
-    /// property is a value).
-    private init(copying other: SQLiteSchema) {
-        model = other.model
-        entities = other.entities
-        entityByNumber = other.entityByNumber
-        entityNames = other.entityNames
-        attributeColumns = other.attributeColumns
-        toOneColumns = other.toOneColumns
-        toManyStorage = other.toManyStorage
-        tables = other.tables
-        joinTables = other.joinTables
-        entityIndexes = other.entityIndexes
-        orderedByKey = other.orderedByKey
-        joinNames = other.joinNames
+    /// Everything a schema holds but its model: what ``of(_:numbers:)`` keeps with the model (a schema kept there
+    /// would hold the model that holds it, and neither would ever be freed). Every part is a value: a schema made from
+    /// them changes its own.
+    private struct Parts {
+        let entities: [String: Entity]
+        let entityByNumber: [Int64: String]
+        let entityNames: [String?]
+        let attributeColumns: [String: [String: AttributeColumn]]
+        let toOneColumns: [String: [String: ToOneColumn]]
+        let toManyStorage: [String: [String: ToManyStorage]]
+        let tables: [String: Table]
+        let joinTables: [Table]
+        let entityIndexes: [String]
+        let orderedByKey: Set<String>
+        let joinNames: [String: (String, String)]
     }
 
-    /// The schema ``init(model:numbers:)`` builds, for a store to reconcile with its file: a copy of the one built
-    /// the first time a store opened with `model` asked for these entity numbers, kept with the model (building it is
-    /// about a fifth of opening a store).
+    /// The schema's parts (all but its model).
+    private var parts: Parts {
+        Parts(
+            entities: entities, entityByNumber: entityByNumber, entityNames: entityNames,
+            attributeColumns: attributeColumns, toOneColumns: toOneColumns, toManyStorage: toManyStorage,
+            tables: tables, joinTables: joinTables, entityIndexes: entityIndexes, orderedByKey: orderedByKey,
+            joinNames: joinNames)
+    }
+
+    /// A schema of `model` made of `parts` (taken from a schema of the same model and numbers).
+    private init(model: ManagedObjectModel, parts: Parts) {
+        self.model = model
+        entities = parts.entities
+        entityByNumber = parts.entityByNumber
+        entityNames = parts.entityNames
+        attributeColumns = parts.attributeColumns
+        toOneColumns = parts.toOneColumns
+        toManyStorage = parts.toManyStorage
+        tables = parts.tables
+        joinTables = parts.joinTables
+        entityIndexes = parts.entityIndexes
+        orderedByKey = parts.orderedByKey
+        joinNames = parts.joinNames
+    }
+
+    /// The schema ``init(model:numbers:)`` builds, for a store to reconcile with its file: made of the parts of the one
+    /// built the first time a store opened with `model` asked for these entity numbers, kept with the model (building
+    /// it is about a fifth of opening a store).
     /// - Parameters:
     ///   - model: the model.
     ///   - numbers: the entity numbers of the store's file; `nil` for Core Data's own numbering (a new store).
@@ -140,30 +165,30 @@ final class SQLiteSchema {
         // (No numbers and none given are the same: each entity then takes its number from Core Data's numbering.)
         let key = numbers ?? [:]
         let built = model.derived("SQLiteStore.SQLiteSchema.Built") { Built() }
-        if let kept = built.schema(for: key) { return SQLiteSchema(copying: kept) }
+        if let kept = built.parts(for: key) { return SQLiteSchema(model: model, parts: kept) }
         let schema = try SQLiteSchema(model: model, numbers: numbers)
-        built.keep(SQLiteSchema(copying: schema), for: key)
+        built.keep(schema.parts, for: key)
         return schema
     }
 
-    /// Schemas as built from one model, by entity numbers (a few: a model's stores usually share one numbering),
-    /// never changed once kept: only copies leave.
+    /// The parts of the schemas built from one model, by entity numbers (a few: a model's stores usually share one
+    /// numbering).
     private final class Built: @unchecked Sendable {
-        // (Unchecked: `schemas` is read and written under `lock` only, and the schemas in it are never changed.)
+        // (Unchecked: `kept` is read and written under `lock` only, and holds values.)
         private let lock = NSLock()
-        private var schemas: [[String: Int64]: SQLiteSchema] = [:]
+        private var kept: [[String: Int64]: Parts] = [:]
 
-        func schema(for numbers: [String: Int64]) -> SQLiteSchema? {
+        func parts(for numbers: [String: Int64]) -> Parts? {
             lock.lock()
             defer { lock.unlock() }
-            return schemas[numbers]
+            return kept[numbers]
         }
 
-        func keep(_ schema: SQLiteSchema, for numbers: [String: Int64]) {
+        func keep(_ parts: Parts, for numbers: [String: Int64]) {
             lock.lock()
             defer { lock.unlock() }
-            if schemas.count >= 16 { schemas.removeAll() }
-            schemas[numbers] = schema
+            if kept.count >= 16 { kept.removeAll() }
+            kept[numbers] = parts
         }
     }
 

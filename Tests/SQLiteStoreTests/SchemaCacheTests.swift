@@ -6,8 +6,8 @@ import Testing
 @testable import SQLiteStore
 
 /// A store starts from a copy of the schema built the first time its model was opened with the same entity numbers:
-/// the copy is the schema as built (every property), a copy per store, numbers honoured, and a store that changes its
-/// copy to fit its file leaves the next store's as built.
+/// the copy is the schema as built (every property), a copy per store, numbers honoured, a store that changes its
+/// copy to fit its file leaves the next store's as built, and what is kept does not keep the model.
 struct SchemaCacheTests {
     /// Inheritance, attributes, a to-one, a many-to-many (a join table), and an ordered to-many without an inverse.
     static func model() throws -> ManagedObjectModel {
@@ -44,10 +44,28 @@ struct SchemaCacheTests {
         let built = try SQLiteSchema.of(model, numbers: nil)
         let copy = try SQLiteSchema.of(model, numbers: nil)
         #expect(copy !== built)
-        // (The copy shares its values' storage with the schema kept, itself a copy of `built`: the same text.)
+        // (The copy shares its values' storage with the parts kept, those of `built`: the same text.)
         #expect(Self.properties(copy) == Self.properties(built))
         #expect(Self.properties(copy).count >= 11)
         #expect(copy.createStatements == (try SQLiteSchema(model: model)).createStatements)
+    }
+
+    /// What is kept with the model does not hold the model: a model nothing else holds is freed after stores were
+    /// opened with it (a process that reads a model from each document it opens would otherwise keep every one).
+    @Test func aModelStoresWereOpenedWithIsFreedWhenNothingHoldsIt() throws {
+        SQLiteStore.register()
+        weak var gone: ManagedObjectModel?
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("freed.sqlite")
+        try {
+            let model = try Self.model()
+            gone = model
+            for _ in 0..<2 {
+                let store = try PersistentStoreCoordinator(model: model).addPersistentStore(type: "SQLite", url: url)
+                store.close()
+            }
+            _ = try SQLiteSchema.of(model, numbers: nil)
+        }()
+        #expect(gone == nil)
     }
 
     @Test func eachNumberingHasItsOwnSchema() throws {
