@@ -353,8 +353,8 @@ extension SQLiteStore {
         read.reserveCapacity(ids.count)
         do {
             for (table, tableIDs) in byTable {
-                let wanted = Set(tableIDs.lazy.map(\.primaryKey))
-                for chunk in KeyChunks(tableIDs.map(\.primaryKey)) {
+                let wanted = Set(tableIDs.lazy.map { $0.primaryKey })
+                for chunk in KeyChunks(tableIDs.map { $0.primaryKey }) {
                     switch chunk {
                     case .range(let lower, let upper):
                         try readRows(
@@ -802,6 +802,7 @@ extension SQLiteStore {
         -> [ManagedObjectID: [ManagedObjectID]]
     {
         var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        result.reserveCapacity(ids.count)
         var byEntity: [String: [ManagedObjectID]] = [:]
         for id in ids { byEntity[id.entityName, default: []].append(id) }
         let q = SQLiteSchema.q
@@ -816,6 +817,7 @@ extension SQLiteStore {
             let destination = relationship.destinationEntityName
             let destinationTable = schema.table(of: destination)
             var ownerByKey: [Int64: ManagedObjectID] = [:]
+            ownerByKey.reserveCapacity(owners.count)
             for owner in owners {
                 ownerByKey[owner.primaryKey] = owner
                 result[owner] = []
@@ -835,7 +837,7 @@ extension SQLiteStore {
                 // A map found not to stand for the table (and still current) is not tried again.
                 if linkReads[destinationTable]?.mapRefused == true { mappable = false }
             }
-            for chunk in KeyChunks(owners.map(\.primaryKey)) {
+            for chunk in KeyChunks(owners.map { $0.primaryKey }) {
                 // A join whose links pass the count at which the map pays is stopped, and the chunk read again
                 // through the map: few owners can have many links (a department's people).
                 var joined = 0
@@ -887,7 +889,7 @@ extension SQLiteStore {
                     }
                     // Rows come grouped by owner: each owner's list is built apart and stored once, and an entity is
                     // checked against the destination once per run of rows of that entity.
-                    var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
+                    var run = LinkRun()
                     var checkedEntity = ""
                     let budget = mappable ? linkReads[destinationTable]?.budget : nil
                     var overBudget = false
@@ -900,11 +902,8 @@ extension SQLiteStore {
                                 throw SQLiteStoreError(.io, path: database.path, "a join was stopped for the map")
                             }
                             let ownerKey = sqlite3_column_int64(statement, 2)
-                            if run?.key != ownerKey {
-                                if let done = run, let owner = done.owner { result[owner] = done.ids }
-                                run = (ownerKey, ownerByKey[ownerKey], [])
-                            }
-                            if isRange, run?.owner == nil { return }
+                            if run.key != ownerKey { run.start(ownerKey, ownerByKey, storingInto: &result) }
+                            if isRange, run.owner == nil { return }
                             if skipsLeniently(statement, entity: 1, destination: destination) { return }
                             let found = try objectID(statement, key: 0, entity: 1, table: destinationTable)
                             if found.entityName != checkedEntity {
@@ -915,14 +914,14 @@ extension SQLiteStore {
                                 }
                                 checkedEntity = found.entityName
                             }
-                            guard run?.owner != nil else {
+                            guard run.owner != nil else {
                                 throw SQLiteStoreError(
                                     .malformed, path: database.path,
                                     "\(entityName).\(name): the store returned \(found) for an object not asked for")
                             }
-                            run?.ids.append(found)
+                            run.ids.append(found)
                         }
-                        if let done = run, let owner = done.owner { result[owner] = done.ids }
+                        run.finish(storingInto: &result)
                         linkReads[destinationTable]?.joined += joined
                         break reading
                     } catch {
@@ -1022,16 +1021,13 @@ extension SQLiteStore {
         ownerByKey: [Int64: ManagedObjectID], destination: String, entityName: String, relationship name: String,
         into result: inout [ManagedObjectID: [ManagedObjectID]]
     ) throws(StoreError) {
-        var run: (key: Int64, owner: ManagedObjectID?, ids: [ManagedObjectID])? = nil
+        var run = LinkRun()
         var checked: (number: Int64, name: String, fits: Bool)? = nil
         do {
             try database.query(sql, bindings) { (statement) throws(SQLiteStoreError) in
                 let ownerKey = sqlite3_column_int64(statement, 1)
-                if run?.key != ownerKey {
-                    if let done = run, let owner = done.owner { result[owner] = done.ids }
-                    run = (ownerKey, ownerByKey[ownerKey], [])
-                }
-                if isRange, run?.owner == nil { return }
+                if run.key != ownerKey { run.start(ownerKey, ownerByKey, storingInto: &result) }
+                if isRange, run.owner == nil { return }
                 // The type before the number (SQLite leaves a column's type undefined once it was read as another).
                 guard let key = Self.integer(statement, 0), let number = numbers.number(of: key) else { return }
                 if checked?.number != number {
@@ -1046,14 +1042,14 @@ extension SQLiteStore {
                         "\(entityName).\(name) holds \(ManagedObjectID(entityName: found, storeIdentifier: identifier, primaryKey: key)), which is not a \(destination)"
                     )
                 }
-                guard run?.owner != nil else {
+                guard run.owner != nil else {
                     throw SQLiteStoreError(
                         .malformed, path: database.path,
                         "\(entityName).\(name): the store returned a link for an object not asked for")
                 }
-                run?.ids.append(ManagedObjectID(entityName: found, storeIdentifier: identifier, primaryKey: key))
+                run.ids.append(ManagedObjectID(entityName: found, storeIdentifier: identifier, primaryKey: key))
             }
-            if let done = run, let owner = done.owner { result[owner] = done.ids }
+            run.finish(storingInto: &result)
         } catch {
             throw storeError(error)
         }
@@ -1169,5 +1165,40 @@ final class RowView: KeyValueCoding {
         }
         throw ObjectPredicateError(
             .unknownKey, "\(snapshot.objectID.entityName) has no property '\(Diagnostics.quote(key))'")
+    }
+}
+
+/// The links of one owner as rows of links come, in owner order: gathered in a list kept from owner to owner (its room
+/// reused) and stored as a list of exactly their count when the owner's rows end, rather than grown a link at a time
+/// in a new list per owner (which reallocated each list three or four times).
+struct LinkRun {
+    /// The owner key of the rows being read (`nil` before the first).
+    private(set) var key: Int64? = nil
+    /// The owner, when it was asked for.
+    private(set) var owner: ManagedObjectID? = nil
+    /// The owner's links so far.
+    var ids: [ManagedObjectID] = []
+
+    /// Stores the run before (when its owner was asked for) and starts the run of the owner with `key`.
+    mutating func start(
+        _ key: Int64, _ ownerByKey: [Int64: ManagedObjectID],
+        storingInto result: inout [ManagedObjectID: [ManagedObjectID]]
+    ) {
+        finish(storingInto: &result)
+        self.key = key
+        owner = ownerByKey[key]
+    }
+
+    /// Stores the run's links as its owner's (when it was asked for).
+    mutating func finish(storingInto result: inout [ManagedObjectID: [ManagedObjectID]]) {
+        // A copy of the links (`Array(ids)` would share the gathering list, which would then need new room).
+        if let owner {
+            result[owner] = ids.withUnsafeBufferPointer { links in
+                [ManagedObjectID](unsafeUninitializedCapacity: links.count) { list, count in
+                    count = list.initialize(fromContentsOf: links)
+                }
+            }
+        }
+        ids.removeAll(keepingCapacity: true)
     }
 }
