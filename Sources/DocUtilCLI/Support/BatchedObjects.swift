@@ -74,12 +74,12 @@ extension BatchedObjects {
     ) throws {
         for object in objects {
             try stream.write(CollectionOfOne(object), to: &buffer)
-            if buffer.bytes.count >= 1 << 20 {
-                try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+            if buffer.count >= 1 << 20 {
+                try buffer.withUnsafeBytes { try output.write(contentsOf: $0) }
                 buffer.removeAll()
             }
         }
-        try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+        try buffer.withUnsafeBytes { try output.write(contentsOf: $0) }
         buffer.removeAll()
     }
 }

@@ -69,6 +69,11 @@ final class EntityOutputPlan {
         }
     }
 
+    /// The order of an unordered to-many relationship's destinations: by entity name, then key.
+    static func precedes(_ a: ManagedObjectID, _ b: ManagedObjectID) -> Bool {
+        a.entityName == b.entityName ? a.primaryKey < b.primaryKey : a.entityName < b.entityName
+    }
+
     /// The decoded values of the object's Transformable attributes that a transformer reads.
     func transformedValues(_ object: ManagedObject) throws -> [(String, PropertyList)] {
         var result: [(String, PropertyList)] = []
@@ -81,9 +86,9 @@ final class EntityOutputPlan {
         return result
     }
 
-    /// The object in dump's JSON form, written straight into `out` as ``ObjectOutput/json(_:uris:)`` then
+    /// The object in dump's JSON form, written straight into `out` as `ObjectOutput.json(_:)` of an object then
     /// `write(to:indent:)` at `indent` would (the same bytes, without building the value tree).
-    func writeJSON(_ object: ManagedObject, uris: URIText, to out: inout JSONBytes, indent level: Int) throws {
+    func writeJSON(_ object: ManagedObject, uris: inout URIText, to out: inout JSONBytes, indent level: Int) throws {
         out.append(byte: UInt8(ascii: "{"))
         out.newline(level + 1)
         out.append(literal: "\"entity\": ")
@@ -108,8 +113,9 @@ final class EntityOutputPlan {
                 case .relationship(let slot, let toMany, let ordered):
                     var ids = try object.objectIDs(atSlot: slot)
                     if toMany {
-                        if !ordered {
-                            ids.sort { ($0.entityName, $0.primaryKey) < ($1.entityName, $1.primaryKey) }
+                        // Sorted only when out of order: a sort writes a copy of the object's list.
+                        if !ordered, ids.indices.dropFirst().contains(where: { Self.precedes(ids[$0], ids[$0 - 1]) }) {
+                            ids.sort(by: Self.precedes)
                         }
                         if ids.isEmpty {
                             out.append(literal: "[]")

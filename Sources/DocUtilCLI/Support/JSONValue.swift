@@ -79,75 +79,154 @@ enum JSONValue: Equatable {
 }
 
 /// JSON text built as UTF-8 bytes: strings are copied whole unless they hold a character JSON escapes, numbers are
-/// formatted by hand, no Foundation formatter is involved.
-struct JSONBytes {
-    private(set) var bytes: [UInt8] = []
+/// formatted by hand, no Foundation formatter is involved. The bytes are in memory of its own, written through a
+/// pointer: an `Array`'s append checks uniqueness and goes through the generic sequence path on every piece, which
+/// cost more than the text itself for the short pieces JSON is made of (a URI is a prefix, a number and a quote).
+/// Not copyable: it owns its memory, freed with it.
+struct JSONBytes: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    /// The bytes written.
+    private(set) var count = 0
+    private var capacity: Int
+    /// Room for a date's or a decimal number's text, which their writers append to an array.
+    private var scratch: [UInt8] = []
 
-    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 256) {
+        self.capacity = Swift.max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    deinit { base.deallocate() }
 
-    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+    /// A copy of the bytes.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
-    mutating func append(byte: UInt8) { bytes.append(byte) }
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    /// Calls `body` with the bytes written (valid only during the call).
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Room for `more` bytes after those written.
+    @inline(__always)
+    private mutating func reserve(_ more: Int) {
+        if capacity - count < more { grow(more) }
+    }
+
+    private mutating func grow(_ more: Int) {
+        let larger = Swift.max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    @inline(__always)
+    mutating func append(byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    /// Bytes copied as they are.
+    mutating func append(_ more: UnsafeBufferPointer<UInt8>) {
+        guard let start = more.baseAddress else { return }
+        reserve(more.count)
+        (base + count).initialize(from: start, count: more.count)
+        count += more.count
+    }
 
     /// Text copied as it is (no escaping).
     mutating func append(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append($0) }
     }
 
     /// Bytes copied as they are.
-    mutating func append(bytes more: [UInt8]) { bytes.append(contentsOf: more) }
+    mutating func append(bytes more: [UInt8]) { more.withUnsafeBufferPointer { append($0) } }
 
     /// Fixed text copied as it is (no escaping), without going through `String`.
     mutating func append(literal text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { append($0) }
     }
 
     /// A UUID as a JSON string in `uuidString`'s form (upper-case hexadecimal, `8-4-4-4-12`).
     mutating func append(uuid: UUID) {
         let hex: StaticString = "0123456789ABCDEF"
-        bytes.append(UInt8(ascii: "\""))
-        withUnsafeBytes(of: uuid.uuid) { raw in
+        reserve(38)
+        var at = base + count
+        at.pointee = UInt8(ascii: "\"")
+        at += 1
+        Swift.withUnsafeBytes(of: uuid.uuid) { raw in
             hex.withUTF8Buffer { digits in
                 for (i, byte) in raw.enumerated() {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { bytes.append(UInt8(ascii: "-")) }
-                    bytes.append(digits[Int(byte >> 4)])
-                    bytes.append(digits[Int(byte & 15)])
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        at.pointee = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    at[0] = digits[Int(byte >> 4)]
+                    at[1] = digits[Int(byte & 15)]
+                    at += 2
                 }
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        at.pointee = UInt8(ascii: "\"")
+        count += 38
     }
 
     /// A line break and two spaces per level.
     mutating func newline(_ level: Int) {
         let width = Swift.max(0, level * 2)
-        if width < Self.lineStarts.count {
-            bytes.append(contentsOf: Self.lineStarts[...width])
-        } else {
-            bytes.append(UInt8(ascii: "\n"))
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width))
-        }
+        reserve(width + 1)
+        base[count] = UInt8(ascii: "\n")
+        (base + count + 1).initialize(repeating: UInt8(ascii: " "), count: width)
+        count += width + 1
     }
 
-    /// A line break and the spaces of the usual indentation levels, copied from in one piece.
-    private static let lineStarts = [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 32)
-
-    /// An integer in decimal digits, formatted in a small buffer and appended in one piece.
+    /// An integer in decimal digits, written in place.
     mutating func append(integer value: Int64) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            var magnitude = value.magnitude
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        // A magnitude of Int64 has at most 19 digits; and a sign.
+        reserve(20)
+        var magnitude = value.magnitude
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 19, magnitude >= power {
+            digits += 1
+            power &*= 10
         }
+        if value < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var at = count + digits
+        count = at
+        // Two digits at a time from a table of the hundred pairs, then the first one when their count is odd.
+        Self.digitPairs.withUnsafeBufferPointer { pairs in
+            while magnitude >= 10 {
+                let pair = Int(truncatingIfNeeded: magnitude % 100) * 2
+                magnitude /= 100
+                at -= 2
+                base[at] = pairs[pair]
+                base[at + 1] = pairs[pair + 1]
+            }
+        }
+        if at > count - digits { base[at - 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude) }
+    }
+
+    /// `00`, `01` … `99`, two bytes each.
+    private static let digitPairs: [UInt8] = (0..<100).flatMap {
+        [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)]
+    }
+
+    /// Bytes an array writer makes (a date's or a decimal number's text), through the kept scratch array.
+    private mutating func appendWritten(_ write: (inout [UInt8]) -> Void) {
+        scratch.removeAll(keepingCapacity: true)
+        write(&scratch)
+        scratch.withUnsafeBufferPointer { append($0) }
     }
 
     /// An attribute's value as dump writes it (``ObjectOutput/json(_:)-(AttributeValue)`` then `write(to:indent:)`,
@@ -163,13 +242,13 @@ struct JSONBytes {
         case .double(let d) where d.isFinite: append(d.description)
         // Neither text has a character JSON escapes: both are written straight between quotes.
         case .date(let d):
-            bytes.append(UInt8(ascii: "\""))
-            DateText.writeISO8601(d, into: &bytes)
-            bytes.append(UInt8(ascii: "\""))
+            append(byte: UInt8(ascii: "\""))
+            appendWritten { DateText.writeISO8601(d, into: &$0) }
+            append(byte: UInt8(ascii: "\""))
         case .decimal(let d):
-            bytes.append(UInt8(ascii: "\""))
-            DecimalText.write(d, into: &bytes)
-            bytes.append(UInt8(ascii: "\""))
+            append(byte: UInt8(ascii: "\""))
+            appendWritten { DecimalText.write(d, into: &$0) }
+            append(byte: UInt8(ascii: "\""))
         case .uuid(let u): append(uuid: u)
         default: ObjectOutput.json(value).write(to: &self, indent: indent)
         }
@@ -177,40 +256,33 @@ struct JSONBytes {
 
     /// A JSON string: quoted, with `"`, `\\` and control characters escaped.
     mutating func append(string: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { utf8 in
             // Most strings need no escape: one scan, then one copy.
-            var plain = true
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                plain = false
-                break
-            }
-            if plain {
-                bytes.append(contentsOf: utf8)
-                return
-            }
             var start = 0
             for (i, byte) in utf8.enumerated()
             where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: utf8[start..<i])
+                append(UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 start = i + 1
+                append(byte: UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-                case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte: byte)
+                case UInt8(ascii: "\n"): append(byte: UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): append(byte: UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): append(byte: UInt8(ascii: "t"))
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: Array("\\u00".utf8))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 15)])
+                    let hex: StaticString = "0123456789abcdef"
+                    append(literal: "u00")
+                    hex.withUTF8Buffer { digits in
+                        append(byte: digits[Int(byte >> 4)])
+                        append(byte: digits[Int(byte & 15)])
+                    }
                 }
             }
-            bytes.append(contentsOf: utf8[start...])
+            append(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
     }
 }
 

@@ -64,8 +64,8 @@ enum ObjectOutput {
         }
     }
 
-    static func json(_ object: ManagedObject, uris: URIText? = nil) throws -> JSONValue {
-        let uri = { (id: ManagedObjectID) in uris?.text(id) ?? id.description }
+    static func json(_ object: ManagedObject) throws -> JSONValue {
+        let uri = { (id: ManagedObjectID) in id.description }
         let (attributes, relationships) = properties(object)
         var values: [(String, JSONValue)] = []
         for attribute in attributes {
@@ -168,8 +168,8 @@ enum ObjectOutput {
     }
 
     /// One CSV record: to-many relationships list URIs separated by spaces; nil is an empty field.
-    static func csvRow(_ object: ManagedObject, columns: [String], uris: URIText? = nil) throws -> String {
-        let uri = { (id: ManagedObjectID) in uris?.text(id) ?? id.description }
+    static func csvRow(_ object: ManagedObject, columns: [String], uris: inout URIText) throws -> String {
+        func uri(_ id: ManagedObjectID) -> String { uris.text(id) }
         var fields = [object.entity.name, uri(object.objectID)]
         for column in columns {
             if object.entity.attributeSlot(named: column) != nil {
@@ -213,7 +213,7 @@ enum ObjectOutput {
             format: format, csvColumns: csvColumns(entities: Set(objects.map(\.entity.name)), model: model))
         var buffer = JSONBytes(capacity: 1 << 20)
         func flush() throws {
-            try buffer.bytes.withUnsafeBytes { try output.write(contentsOf: $0) }
+            try buffer.withUnsafeBytes { try output.write(contentsOf: $0) }
             buffer.removeAll()
         }
         buffer.append(stream.begin())
@@ -221,7 +221,7 @@ enum ObjectOutput {
         while start < objects.count {
             let end = min(start + 1_000, objects.count)
             try stream.write(objects[start..<end], to: &buffer)
-            if buffer.bytes.count >= 1 << 20 { try flush() }
+            if buffer.count >= 1 << 20 { try flush() }
             start = end
         }
         buffer.append(stream.end())
@@ -229,8 +229,10 @@ enum ObjectOutput {
     }
 }
 
-/// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity.
-final class URIText {
+/// The URI text of object IDs, with the `x-coredata://UUID/Entity/p` part made once per store and entity. A value
+/// the writer keeps and passes `inout`, so reading its prefixes needs no run-time exclusivity check (a class's stored
+/// list did, on every URI).
+struct URIText {
     /// A store's and an entity's prefix, as text and as the bytes of a JSON string's start (`"x-coredata://…/p`).
     private final class Prefix {
         let store: String
@@ -244,20 +246,26 @@ final class URIText {
             self.text = text
             quoted = [UInt8(ascii: "\"")] + Array(text.utf8)
         }
+
+        /// Whether this is the prefix of `id`'s store and entity (strings of one store's IDs share their storage, and
+        /// compare equal at once).
+        func fits(_ id: ManagedObjectID, store: String) -> Bool { id.entityName == entity && store == self.store }
     }
 
-    /// The prefixes made so far. Documents have few entities: a short scan comparing strings (which compare by storage
-    /// first, and IDs of one store share theirs) is cheaper than hashing them.
+    /// The prefixes made so far. Documents have few entities: a short scan comparing strings is cheaper than hashing
+    /// them.
     private var prefixes: [Prefix] = []
+    /// The place of the prefix found last: IDs come in runs of one entity (a list of one entity's destinations).
+    private var last = 0
 
     /// `x-coredata://UUID/Entity/pN`, exactly as ``ManagedObjectID/uriString`` writes it.
-    func text(_ id: ManagedObjectID) -> String {
+    mutating func text(_ id: ManagedObjectID) -> String {
         guard let prefix = prefix(id) else { return id.description }
         return prefix.text + String(id.primaryKey)
     }
 
     /// The URI as a JSON string, appended to `out` without making a string of it.
-    func write(_ id: ManagedObjectID, to out: inout JSONBytes) {
+    mutating func write(_ id: ManagedObjectID, to out: inout JSONBytes) {
         guard let prefix = prefix(id) else {
             out.append(string: id.description)
             return
@@ -269,13 +277,17 @@ final class URIText {
     }
 
     /// The prefix of a permanent ID.
-    private func prefix(_ id: ManagedObjectID) -> Prefix? {
+    private mutating func prefix(_ id: ManagedObjectID) -> Prefix? {
         guard !id.isTemporary, let store = id.storeIdentifier else { return nil }
-        let entity = id.entityName
-        for known in prefixes where known.entity == entity && known.store == store { return known }
+        if last < prefixes.count, prefixes[last].fits(id, store: store) { return prefixes[last] }
+        for place in prefixes.indices where prefixes[place].fits(id, store: store) {
+            last = place
+            return prefixes[place]
+        }
         let full = id.uriString
         let text = String(full[..<(full.range(of: "/p", options: .backwards)?.upperBound ?? full.endIndex)])
-        let made = Prefix(store: store, entity: entity, text: text)
+        let made = Prefix(store: store, entity: id.entityName, text: text)
+        last = prefixes.count
         prefixes.append(made)
         return made
     }
@@ -287,7 +299,7 @@ struct ObjectStream {
     let format: ObjectFormat
     let csvColumns: [String]
     private(set) var count = 0
-    private let uris = URIText()
+    private var uris = URIText()
     private let plans = EntityOutputPlan.Cache()
 
     init(format: ObjectFormat, csvColumns: [String]) {
@@ -315,8 +327,8 @@ struct ObjectStream {
             switch format {
             case .json:
                 out.append(count == 0 ? "\n    " : ",\n    ")
-                try plans.plan(for: object.entity).writeJSON(object, uris: uris, to: &out, indent: 2)
-            case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns, uris: uris))
+                try plans.plan(for: object.entity).writeJSON(object, uris: &uris, to: &out, indent: 2)
+            case .csv: out.append(try ObjectOutput.csvRow(object, columns: csvColumns, uris: &uris))
             case .text: out.append(try ObjectOutput.text(object, plan: plans.plan(for: object.entity)))
             }
             count += 1
