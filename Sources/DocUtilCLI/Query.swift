@@ -110,10 +110,12 @@ struct Query: ParsableCommand {
             let snapshots = request.sortDescriptors.isEmpty ? Self.byEntityAndKey(matches) : matches
             let coordinator = opened.context.persistentStoreCoordinator
             let output = OutputFile.standardOutput
+            // (Only CSV has columns: the entities' names are not gathered for the other formats.)
             var stream = ObjectStream(
                 format: format,
-                csvColumns: ObjectOutput.csvColumns(
-                    entities: Set(snapshots.map(\.objectID.entityName)), model: opened.model))
+                csvColumns: format == .csv
+                    ? ObjectOutput.csvColumns(entities: Set(snapshots.map(\.objectID.entityName)), model: opened.model)
+                    : [])
             try output.write(stream.begin())
             try BatchedObjects.write(
                 count: snapshots.count,
@@ -165,6 +167,20 @@ struct Query: ParsableCommand {
             (rank[entity[a]], key[a]) < (rank[entity[b]], key[b])
         }
         if matches.indices.dropFirst().allSatisfy({ !precedes($0, $0 - 1) }) { return matches }
-        return matches.indices.sorted(by: precedes).map { matches[$0] }
+        guard matches.indices.dropFirst().allSatisfy({ key[$0 - 1] <= key[$0] }) else {
+            return matches.indices.sorted(by: precedes).map { matches[$0] }
+        }
+        // Keys in order, entities interleaved (a table's rows of several sub-entities, in key order): each entity's
+        // rows are already in key order, so the rows go to their entity's run in the order they come (a stable
+        // counting sort), in one pass rather than a sort.
+        var start = [Int](repeating: 0, count: names.count + 1)
+        for place in entity { start[rank[place] + 1] += 1 }
+        for position in names.indices { start[position + 1] += start[position] }
+        var order = [Int](repeating: 0, count: matches.count)
+        for (i, place) in entity.enumerated() {
+            order[start[rank[place]]] = i
+            start[rank[place]] += 1
+        }
+        return order.map { matches[$0] }
     }
 }
