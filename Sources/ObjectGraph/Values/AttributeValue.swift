@@ -389,7 +389,8 @@ extension UUID {
     public init?(bytes: Data) {
         guard bytes.count == 16 else { return nil }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+        // One copy of the 16 bytes (`copyBytes(from:)` of a `Data` went a byte at a time through its collection API).
+        withUnsafeMutableBytes(of: &raw) { target in bytes.withUnsafeBytes { target.copyMemory(from: $0) } }
         self.init(uuid: raw)
     }
 }
