@@ -17,6 +17,10 @@ struct EntityNumbers {
     /// entity: that entity's number (see ``mostlyOne(_:from:known:likely:atMost:shape:)``).
     private let common: Int64?
     private let last: Int64
+    /// With `common`: a bit per key from `first` through `last`, set for the keys in `keys` (the exceptions), so that
+    /// most lookups answer `common` from one bit instead of a binary search of the exceptions (a link of a query's or
+    /// a dump's to-many relationships is looked up here).
+    private let exceptions: [UInt64]
 
     /// Reads the keys and entity numbers of `table`; `nil` when a row has a key or a number the map cannot stand for
     /// (the caller then joins the table as before, which reports such rows).
@@ -171,6 +175,7 @@ struct EntityNumbers {
         self.numbers = []
         common = nil
         last = 0
+        exceptions = []
     }
 
     private init(first: Int64, last: Int64, common: Int64, keys: [Int64], numbers: [Int64]) {
@@ -181,11 +186,19 @@ struct EntityNumbers {
         let sorted = zip(keys, numbers).sorted { $0.0 < $1.0 }
         self.keys = sorted.map(\.0)
         self.numbers = sorted.map(\.1)
+        // Every exception is a row of the table, so within `first...last` (a range as long as the table).
+        var bits = [UInt64](repeating: 0, count: Int((last - first) >> 6) + 1)
+        for key in keys where key >= first && key <= last {
+            let offset = Int(key - first)
+            bits[offset >> 6] |= 1 << UInt64(offset & 63)
+        }
+        exceptions = bits
     }
 
     private init(keys: [Int64], numbers: [Int64]) {
         common = nil
         last = 0
+        exceptions = []
         first = keys.first ?? 0
         let span = (keys.last ?? 0) - first
         if span >= 0, span < Int64(max(keys.count, 1)) * 4 {
@@ -208,7 +221,11 @@ struct EntityNumbers {
             let number = dense[Int(key - first)]
             return number == 0 ? nil : number
         }
-        if common != nil, key < first || key > last { return nil }
+        if let common {
+            guard key >= first, key <= last else { return nil }
+            let offset = Int(key - first)
+            if exceptions[offset >> 6] & (1 << UInt64(offset & 63)) == 0 { return common }
+        }
         var low = 0
         var high = keys.count
         while low < high {
