@@ -177,6 +177,8 @@ struct ConventionsCommandTests {
             #expect(readme.contains("`docutil \(verb)"), "the README documents \(verb)")
             // The man page carries the verb's own help: its abstract.
             let verbHelp = try Docutil.run([verb, "--help"]).stdout
+            // Help is the root's: its usage names the program (a verb's own parser alone would leave it out).
+            #expect(verbHelp.contains("USAGE: docutil \(verb) "), "\(verb) --help: \(verbHelp.prefix(300))")
             let abstract = try #require(verbHelp.split(separator: "\n").first).replacingOccurrences(
                 of: "OVERVIEW: ", with: "")
             let firstWords = abstract.split(separator: " ").prefix(4).joined(separator: " ")
