@@ -71,7 +71,7 @@ public struct DocUtil: ParsableCommand {
     /// always gave: its messages name `docutil`, and its help lists the subcommands.
     static func parsedSubcommand(_ arguments: [String]) throws -> any ParsableCommand {
         if let name = arguments.first,
-            let subcommand = configuration.subcommands.first(where: { $0._commandName == name })
+            let subcommand = configuration.subcommands.first(where: { $0.configuration.commandName == name })
         {
             // (A request for help parses as the parser's own help command, not the subcommand: that goes to the root's
             // parser too.)
