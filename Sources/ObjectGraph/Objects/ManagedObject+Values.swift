@@ -340,6 +340,7 @@ extension ManagedObject {
 
     /// Whether `value` is of the type of attribute `index` of `layout` and needs no conversion (as
     /// ``EntityLayout/converted(_:forAttributeAt:)`` tells: composites and Undefined values always go through it).
+    @inline(__always)
     private static func isOwnType(_ value: AttributeValue, of index: Int, in layout: EntityLayout) -> Bool {
         guard let type = value.type, type != .composite, type != .undefined else { return false }
         return type == layout.attributeTypes[index]
